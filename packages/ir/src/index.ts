@@ -1,0 +1,4 @@
+declare const __PACKAGE_VERSION__: string;
+
+/** The published version of @rocke/ir. */
+export const VERSION: string = __PACKAGE_VERSION__;

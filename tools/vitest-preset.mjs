@@ -1,0 +1,21 @@
+// Shared vitest settings: tests import sibling packages from their src (the @rocke/source
+// condition) and write a JSON report that tools/test.mjs turns into the CI count line.
+import { readFileSync } from 'node:fs';
+
+/** @param {string} packageDir @param {Record<string, unknown>} [test] */
+export function packageTestConfig(packageDir, test = {}) {
+  const pkg = JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8'));
+  return {
+    resolve: { conditions: ['@rocke/source'] },
+    define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
+    test: {
+      name: pkg.name,
+      dir: './src',
+      watch: false,
+      restoreMocks: true,
+      testTimeout: 60_000,
+      reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
+      ...test,
+    },
+  };
+}
