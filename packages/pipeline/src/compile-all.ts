@@ -1,0 +1,274 @@
+import { availableParallelism } from 'node:os';
+import { identityId, type CacheEntry, type KernelCache, type KernelIdentity } from './cache.js';
+import type { Family, KernelCandidate, PruneDecision, Pruner } from './family.js';
+import { pruneInputOf } from './family.js';
+import { sha256Hex } from './hash.js';
+import type { KernelCompiler, TargetName } from './llvm-toolchain.js';
+import { runPool } from './pool.js';
+
+/** Where a job failed. */
+export type FailureStage = 'candidates' | 'build' | 'compile' | 'facts' | 'prune';
+
+/** One failure of a compile-all run; the run itself goes on. */
+export interface CompileFailure {
+  stage: FailureStage;
+  family: string;
+  target: string;
+  variant: string | null;
+  kernelName: string | null;
+  id: string | null;
+  message: string;
+}
+
+/** How one job of the run ended. */
+export type JobStatus = 'compiled' | 'rebuilt' | 'cached' | 'failed';
+
+/** Progress callbacks (the CLI draws a bar from them). */
+export interface CompileAllProgress {
+  start?(total: number): void;
+  done?(status: JobStatus, label: string, failure?: CompileFailure): void;
+}
+
+/** Options of {@link compileAll}. */
+export interface CompileAllOptions {
+  cache: KernelCache;
+  families: readonly Family[];
+  compiler: KernelCompiler;
+  /** Targets to build; a family is asked only for the targets it lists. Default: all of each family's. */
+  targets?: readonly TargetName[];
+  /** Applied after compiling; without it nothing is pruned and the report says so. */
+  pruner?: Pruner | null;
+  /** Concurrent compiles; default: the number of cores. */
+  jobs?: number;
+  progress?: CompileAllProgress;
+  signal?: AbortSignal;
+}
+
+/** Result of {@link compileAll}. */
+export interface CompileAllReport {
+  /** Distinct entries this run selected (after de-duplication by id). */
+  total: number;
+  /** Newly compiled entries (no record before). */
+  compiled: number;
+  /** Recompiled because the record was stale (IR or toolchain changed) or a blob was missing/corrupt. */
+  rebuilt: number;
+  /** Up to date: skipped. */
+  cached: number;
+  failed: CompileFailure[];
+  /** Entries of this run the prune step dropped (marked in the cache), sorted by id. */
+  pruned: PruneDecision[];
+  /** Count of pruned entries per reason, reasons sorted. */
+  prunedByReason: Record<string, number>;
+  /** False when no pruner was given. */
+  pruneApplied: boolean;
+  /** Why each rebuilt entry was rebuilt, by cause. */
+  rebuiltByCause: Record<string, number>;
+  jobs: number;
+  durationMs: number;
+}
+
+interface Job {
+  family: Family;
+  target: TargetName;
+  candidate: KernelCandidate;
+  identity: KernelIdentity;
+  id: string;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Compiles every candidate of every family for the requested targets into the cache, skipping
+ * up-to-date entries, isolating failures, then runs the prune step over this run's entries.
+ *
+ * An entry is up to date when its record exists, the freshly emitted IR has the recorded digest,
+ * the toolchain fingerprint matches, and the code blob is present with the right digest. Emitting
+ * IR is cheap and catches emitter changes without an emitter version; compiling is the expensive
+ * step, done by `compiler` with up to `jobs` compiles in flight.
+ */
+export async function compileAll(options: CompileAllOptions): Promise<CompileAllReport> {
+  const started = performance.now();
+  const { cache, compiler, progress } = options;
+  const pruner = options.pruner ?? null;
+  const jobs = options.jobs ?? availableParallelism();
+  if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
+  cache.ensure();
+
+  const failed: CompileFailure[] = [];
+  const queue: Job[] = [];
+  const seen = new Set<string>();
+  for (const family of options.families) {
+    for (const target of family.targets) {
+      if (options.targets && !options.targets.includes(target)) continue;
+      let candidates: readonly KernelCandidate[];
+      try {
+        candidates = family.candidates(target);
+      } catch (err) {
+        failed.push({ stage: 'candidates', family: family.name, target, variant: null, kernelName: null, id: null, message: errorMessage(err) });
+        continue;
+      }
+      for (const candidate of candidates) {
+        const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: compiler.flavor, spec: candidate.spec };
+        let id: string;
+        try {
+          id = identityId(identity);
+        } catch (err) {
+          failed.push({ stage: 'candidates', family: family.name, target, variant: candidate.variant, kernelName: null, id: null, message: errorMessage(err) });
+          continue;
+        }
+        if (seen.has(id)) continue;
+        seen.add(id);
+        queue.push({ family, target, candidate, identity, id });
+      }
+    }
+  }
+  progress?.start?.(queue.length);
+
+  const counts = { compiled: 0, rebuilt: 0, cached: 0 };
+  const rebuiltByCause: Record<string, number> = {};
+  const runEntries = new Map<string, CacheEntry>();
+
+  const results = await runPool(
+    queue,
+    jobs,
+    async (job) => {
+      const label = `${job.family.name}/${job.target}/${job.candidate.variant}`;
+      const fail = (stage: FailureStage, err: unknown, kernelName: string | null): 'failed' => {
+        const failure: CompileFailure = {
+          stage,
+          family: job.family.name,
+          target: job.target,
+          variant: job.candidate.variant,
+          kernelName,
+          id: job.id,
+          message: errorMessage(err),
+        };
+        failed.push(failure);
+        progress?.done?.('failed', kernelName ?? label, failure);
+        return 'failed';
+      };
+      let built;
+      try {
+        built = job.family.build(job.candidate, job.target, compiler.flavor);
+        if (typeof built?.ir !== 'string' || typeof built.kernelName !== 'string' || !built.kernelName) {
+          throw new TypeError(`${job.family.name}.build returned no IR text / kernel name`);
+        }
+      } catch (err) {
+        return fail('build', err, null);
+      }
+      const irDigest = sha256Hex(built.ir);
+      const toolchain = await compiler.fingerprint(job.target);
+      let previous: CacheEntry | undefined;
+      let cause = 'new';
+      try {
+        previous = cache.getEntry(job.id);
+      } catch {
+        cause = 'unreadable record';
+      }
+      if (previous) {
+        const codeStatus = cache.checkBlob(previous.code);
+        if (previous.ir.digest !== irDigest) cause = 'IR changed';
+        else if (previous.toolchain !== toolchain) cause = 'toolchain changed';
+        else if (previous.kernelName !== built.kernelName) cause = 'kernel name changed';
+        else if (!codeStatus.ok) cause = codeStatus.kind;
+        else {
+          let entry = previous;
+          // An entry cached before a pruner was available gets its facts now (cheap, no compile).
+          if (pruner && entry.facts === null) {
+            try {
+              const facts = pruner.facts(cache.readBlob(entry.code), entry.code.kind, entry.kernelName);
+              if (facts !== null) {
+                entry = { ...entry, facts };
+                cache.putEntry(entry);
+              }
+            } catch (err) {
+              return fail('facts', err, built.kernelName);
+            }
+          }
+          if (!cache.checkBlob(entry.ir).ok) cache.putBlob(built.ir);
+          runEntries.set(job.id, entry);
+          counts.cached++;
+          progress?.done?.('cached', built.kernelName);
+          return 'cached';
+        }
+      }
+      let code;
+      try {
+        code = await compiler.compile(built.ir, job.target, options.signal ? { signal: options.signal } : {});
+      } catch (err) {
+        return fail('compile', err, built.kernelName);
+      }
+      let facts = null;
+      if (pruner) {
+        try {
+          facts = pruner.facts(code.bytes, code.kind, built.kernelName);
+        } catch (err) {
+          return fail('facts', err, built.kernelName);
+        }
+      }
+      const ir = cache.putBlob(built.ir);
+      const codeRef = cache.putBlob(code.bytes);
+      const entry: CacheEntry = {
+        format: 1,
+        id: job.id,
+        identity: job.identity,
+        kernelName: built.kernelName,
+        ir,
+        code: { ...codeRef, kind: code.kind },
+        toolchain,
+        facts,
+        pruned: null,
+      };
+      cache.putEntry(entry);
+      runEntries.set(job.id, entry);
+      const status = cause === 'new' ? 'compiled' : 'rebuilt';
+      if (status === 'rebuilt') rebuiltByCause[cause] = (rebuiltByCause[cause] ?? 0) + 1;
+      counts[status]++;
+      progress?.done?.(status, built.kernelName);
+      return status;
+    },
+    options.signal,
+  );
+  for (const [i, r] of results.entries()) {
+    // runPool only reports a rejected task for aborts or bugs in the code above; keep them visible.
+    if (!r.ok) {
+      const job = queue[i] as Job;
+      failed.push({ stage: 'compile', family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: null, id: job.id, message: errorMessage(r.error) });
+    }
+  }
+
+  let pruned: PruneDecision[] = [];
+  if (pruner && runEntries.size > 0) {
+    const ordered = [...runEntries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    try {
+      pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const byId = new Map(pruned.map((d) => [d.id, d]));
+      for (const entry of ordered) {
+        const d = byId.get(entry.id);
+        const mark = d ? { reason: d.reason, detail: d.detail } : null;
+        if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) cache.putEntry({ ...entry, pruned: mark });
+      }
+      const unknown = pruned.filter((d) => !runEntries.has(d.id));
+      if (unknown.length) throw new Error(`pruner dropped ${unknown.length} id(s) that are not entries of this run`);
+    } catch (err) {
+      failed.push({ stage: 'prune', family: '*', target: '*', variant: null, kernelName: null, id: null, message: errorMessage(err) });
+    }
+  }
+  const prunedByReason: Record<string, number> = {};
+  for (const d of [...pruned].sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0))) {
+    prunedByReason[d.reason] = (prunedByReason[d.reason] ?? 0) + 1;
+  }
+  return {
+    total: queue.length,
+    ...counts,
+    failed,
+    pruned,
+    prunedByReason,
+    pruneApplied: pruner !== null,
+    rebuiltByCause,
+    jobs,
+    durationMs: performance.now() - started,
+  };
+}

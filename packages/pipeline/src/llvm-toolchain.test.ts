@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { axpyFamily } from './families/axpy.js';
+import { LlvmToolchain, ToolError, findLlvmTools, isTargetName } from './llvm-toolchain.js';
+
+const tc = new LlvmToolchain();
+
+describe('LlvmToolchain', () => {
+  it('finds LLVM and names its flavor after the major version', () => {
+    const tools = findLlvmTools();
+    expect(tc.flavor).toBe(`llvm${tools.major}`);
+    expect(tools.major).toBeGreaterThanOrEqual(20);
+  });
+
+  it('compiles the axpy family for gfx950 (ELF .hsaco) and sm_90 (cubin ELF)', async () => {
+    const fam = axpyFamily({ scales: [2] });
+    for (const target of ['gfx950', 'sm_90'] as const) {
+      for (const c of fam.candidates(target)) {
+        const k = fam.build(c, target, tc.flavor);
+        const code = await tc.compile(k.ir, target);
+        expect(code.kind).toBe(target === 'sm_90' ? 'cubin' : 'hsaco');
+        // ELF magic, and the kernel symbol is in the string table.
+        expect([...code.bytes.subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+        expect(Buffer.from(code.bytes).includes(k.kernelName)).toBe(true);
+      }
+    }
+  });
+
+  it('links a waves_per_eu=3 twin of a simple kernel to byte-identical code', async () => {
+    const fam = axpyFamily({ scales: [1] });
+    const cands = fam.candidates('gfx950').filter((c) => c.variant === 'plain');
+    expect(cands.map((c) => (c.spec as { wavesPerEu: number | null }).wavesPerEu)).toEqual([null, 3]);
+    const [a, b] = await Promise.all(cands.map((c) => tc.compile(fam.build(c, 'gfx950', tc.flavor).ir, 'gfx950')));
+    expect(Buffer.from(a!.bytes).equals(Buffer.from(b!.bytes))).toBe(true);
+    const irs = cands.map((c) => fam.build(c, 'gfx950', tc.flavor).ir);
+    expect(irs[0]).not.toBe(irs[1]);
+  });
+
+  it('reports a failing tool with its command and stderr', async () => {
+    const err = await tc.compile('define void @f( {', 'gfx950').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    const te = err as ToolError;
+    expect(te.command[0]).toMatch(/opt/);
+    expect(te.status).not.toBe(0);
+    expect(te.message).toMatch(/error/);
+  });
+
+  it('fingerprints name the LLVM version (and ptxas for sm_90)', async () => {
+    expect(await tc.fingerprint('gfx950')).toMatch(/LLVM version \d+/);
+    const nv = await tc.fingerprint('sm_90');
+    expect(nv).toMatch(/LLVM version/);
+    if (tc.tools.ptxas) expect(nv).toMatch(/release/);
+  });
+
+  it('knows its target names', () => {
+    expect(isTargetName('gfx950')).toBe(true);
+    expect(isTargetName('gfx90a')).toBe(false);
+  });
+});
