@@ -256,6 +256,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       failed.push({ stage: 'prune', family: '*', target: '*', variant: null, kernelName: null, id: null, message: errorMessage(err) });
     }
   }
+  // Jobs finish in any order; sort so the report is deterministic.
+  failed.sort((a, b) => cmpStr(failureKey(a), failureKey(b)));
   const prunedByReason: Record<string, number> = {};
   for (const d of [...pruned].sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0))) {
     prunedByReason[d.reason] = (prunedByReason[d.reason] ?? 0) + 1;
@@ -271,4 +273,12 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     jobs,
     durationMs: performance.now() - started,
   };
+}
+
+function failureKey(f: CompileFailure): string {
+  return [f.family, f.target, f.variant ?? '', f.kernelName ?? '', f.id ?? '', f.stage].join('\u0000');
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
