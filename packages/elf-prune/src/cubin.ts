@@ -1,0 +1,157 @@
+import { ElfFile, EM_CUDA, STT_FUNC } from './elf.js';
+import type { ElfSection, ElfSymbol } from './elf.js';
+import { ElfError } from './errors.js';
+import { ANNOTATION_SPILL_REFILL, EIATTR, payloadWords, readNvInfo } from './nvinfo.js';
+import type { NvInfoRecord } from './nvinfo.js';
+
+/** One kernel (entry function) of a cubin. */
+export interface CubinKernel {
+  name: string;
+  symbol: ElfSymbol;
+  /** The kernel's SASS bytes from `.text.<name>` (a view into the input). */
+  code: Uint8Array;
+  /** EIATTR_REGCOUNT: registers per thread. */
+  registers: number;
+  /** EIATTR_FRAME_SIZE: per-thread stack frame bytes (includes spill slots). */
+  frameSize: number;
+  /** EIATTR_MIN_STACK_SIZE, null when absent. */
+  minStackSize: number | null;
+  /** EIATTR_MAX_STACK_SIZE, null when absent. */
+  maxStackSize: number | null;
+  /** EIATTR_MAXREG_COUNT (255 unless `.maxnreg` was given), null when absent. */
+  maxRegCount: number | null;
+  /** EIATTR_MAX_THREADS (`.maxntid`), null when absent. */
+  maxThreads: [number, number, number] | null;
+  /** EIATTR_REQNTID (`.reqntid`), null when absent. */
+  reqNtid: [number, number, number] | null;
+  /** Spill/refill instructions listed in EIATTR_ANNOTATIONS (0 when there is none). */
+  spillRefillInstructions: number;
+  /** Size of `.nv.shared.<name>`: static shared memory the loader reserves per block. */
+  sharedBytes: number;
+  /** Every record of `.nv.info.<name>`, for attributes this package does not interpret. */
+  records: NvInfoRecord[];
+}
+
+/** A parsed cubin. */
+export interface Cubin {
+  elf: ElfFile;
+  /** SM version from e_flags bits 15:8 (90 for sm_90). */
+  sm: number;
+  kernels: CubinKernel[];
+}
+
+interface PerSymbol {
+  registers?: number;
+  frameSize?: number;
+  minStackSize?: number;
+  maxStackSize?: number;
+}
+
+/**
+ * Reads a cubin: the global `.nv.info` table (registers, frame and stack sizes per symbol),
+ * each kernel's `.nv.info.<kernel>` attributes, `.text.<kernel>` bytes and `.nv.shared.<kernel>`
+ * size. A kernel is a function symbol that has a `.nv.info.<name>` section.
+ */
+export function readCubin(input: Uint8Array | ElfFile): Cubin {
+  const elf = input instanceof ElfFile ? input : new ElfFile(input);
+  if (elf.header.machine !== EM_CUDA) throw new ElfError(`e_machine ${elf.header.machine} is not EM_CUDA (${EM_CUDA})`, 18);
+  const info = elf.section('.nv.info');
+  const symbols = info ? elf.symbolsOf(elf.sectionAt(info.link, '.nv.info symbol table', info.offset)) : elf.symbols();
+  const perSymbol = info ? readGlobalInfo(elf, info, symbols) : new Map<number, PerSymbol>();
+  const kernels: CubinKernel[] = [];
+  for (const symbol of symbols) {
+    if (symbol.type !== STT_FUNC || symbol.name === '') continue;
+    const kinfo = elf.section(`.nv.info.${symbol.name}`);
+    if (!kinfo) continue;
+    kernels.push(readKernel(elf, symbol, kinfo, perSymbol.get(symbol.index) ?? {}));
+  }
+  return { elf, sm: (elf.header.flags >>> 8) & 0xff, kernels };
+}
+
+function readGlobalInfo(elf: ElfFile, info: ElfSection, symbols: ElfSymbol[]): Map<number, PerSymbol> {
+  const out = new Map<number, PerSymbol>();
+  for (const record of readNvInfo(elf.reader, info.offset, info.size, '.nv.info')) {
+    const key = globalKey(record.attr);
+    if (!key) continue;
+    const words = payloadWords(record, '.nv.info');
+    const [symbolIndex, value] = words;
+    if (words.length !== 2 || symbolIndex === undefined || value === undefined) {
+      throw new ElfError(`.nv.info: attribute 0x${record.attr.toString(16)} has ${words.length} words, expected 2`, record.offset);
+    }
+    if (symbols[symbolIndex] === undefined) {
+      throw new ElfError(`.nv.info: attribute 0x${record.attr.toString(16)} names symbol ${symbolIndex}, which does not exist`, record.offset);
+    }
+    const entry = out.get(symbolIndex) ?? {};
+    entry[key] = value;
+    out.set(symbolIndex, entry);
+  }
+  return out;
+}
+
+function globalKey(attr: number): keyof PerSymbol | undefined {
+  switch (attr) {
+    case EIATTR.REGCOUNT:
+      return 'registers';
+    case EIATTR.FRAME_SIZE:
+      return 'frameSize';
+    case EIATTR.MIN_STACK_SIZE:
+      return 'minStackSize';
+    case EIATTR.MAX_STACK_SIZE:
+      return 'maxStackSize';
+    default:
+      return undefined;
+  }
+}
+
+function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: PerSymbol): CubinKernel {
+  const where = `.nv.info.${symbol.name}`;
+  const records = readNvInfo(elf.reader, kinfo.offset, kinfo.size, where);
+  let maxRegCount: number | null = null;
+  let maxThreads: [number, number, number] | null = null;
+  let reqNtid: [number, number, number] | null = null;
+  let spillRefillInstructions = 0;
+  for (const record of records) {
+    if (record.attr === EIATTR.MAXREG_COUNT && record.value !== null) maxRegCount = record.value;
+    else if (record.attr === EIATTR.MAX_THREADS) maxThreads = triple(record, where);
+    else if (record.attr === EIATTR.REQNTID) reqNtid = triple(record, where);
+    else if (record.attr === EIATTR.ANNOTATIONS) spillRefillInstructions += countSpillRefill(record, where);
+  }
+  if (global.registers === undefined) throw new ElfError(`kernel ${symbol.name}: no EIATTR_REGCOUNT in .nv.info`, kinfo.offset);
+  const text = elf.section(`.text.${symbol.name}`);
+  if (!text || text.index !== symbol.sectionIndex) {
+    throw new ElfError(`kernel ${symbol.name}: symbol is not in section .text.${symbol.name}`, kinfo.offset);
+  }
+  return {
+    name: symbol.name,
+    symbol,
+    code: elf.symbolBytes(symbol),
+    registers: global.registers,
+    frameSize: global.frameSize ?? 0,
+    minStackSize: global.minStackSize ?? null,
+    maxStackSize: global.maxStackSize ?? null,
+    maxRegCount,
+    maxThreads,
+    reqNtid,
+    spillRefillInstructions,
+    sharedBytes: elf.section(`.nv.shared.${symbol.name}`)?.size ?? 0,
+    records,
+  };
+}
+
+function triple(record: NvInfoRecord, where: string): [number, number, number] {
+  const words = payloadWords(record, where);
+  const [x, y, z] = words;
+  if (words.length !== 3 || x === undefined || y === undefined || z === undefined) {
+    throw new ElfError(`${where}: attribute 0x${record.attr.toString(16)} has ${words.length} words, expected 3`, record.offset);
+  }
+  return [x, y, z];
+}
+
+/** Annotations are (kind, instruction offset) word pairs. */
+function countSpillRefill(record: NvInfoRecord, where: string): number {
+  const words = payloadWords(record, where);
+  if (words.length % 2 !== 0) throw new ElfError(`${where}: annotation list has an odd number of words`, record.offset);
+  let count = 0;
+  for (let i = 0; i < words.length; i += 2) if (words[i] === ANNOTATION_SPILL_REFILL) count++;
+  return count;
+}
