@@ -1,0 +1,735 @@
+// Node-API surface of @rocke/hip-runtime. Every GPU object crosses into JavaScript as an
+// External that owns a shared reference to its native state; the External's finalizer is the
+// backstop that frees what JavaScript forgot to free. Misuse that reaches this layer (a freed
+// buffer, a closed device, a handle of the wrong kind) throws; it never dereferences freed state.
+#include <napi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "backend.h"
+
+namespace rocke {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Backends: loaded at most once per process, then kept (unloading a GPU runtime is not safe).
+
+struct BackendSlot {
+  std::unique_ptr<Backend> backend;
+  std::string path;
+  std::vector<LoadAttempt> attempts;
+};
+
+std::mutex gBackendMutex;
+BackendSlot gCuda;
+BackendSlot gHip;
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+Napi::Error UsageError(Napi::Env env, const std::string& message) {
+  Napi::Error error = Napi::Error::New(env, message);
+  error.Set("rockeUsage", Napi::Boolean::New(env, true));
+  return error;
+}
+
+Napi::Error FromApiError(Napi::Env env, const ApiError& e) {
+  Napi::Error error = Napi::Error::New(env, e.what());
+  error.Set("rockeBackend", Napi::String::New(env, e.backend));
+  error.Set("rockeApi", Napi::String::New(env, e.api));
+  error.Set("rockeCode", Napi::Number::New(env, e.code));
+  error.Set("rockeErrorName", Napi::String::New(env, e.name));
+  error.Set("rockeRuntimeMessage", Napi::String::New(env, e.text));
+  if (!e.log.empty()) error.Set("rockeLog", Napi::String::New(env, e.log));
+  return error;
+}
+
+// Runs `body`, turning native exceptions into JavaScript errors.
+template <typename Body>
+Napi::Value Guard(const Napi::CallbackInfo& info, Body&& body) {
+  Napi::Env env = info.Env();
+  try {
+    return body(env);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const ApiError& e) {
+    throw FromApiError(env, e);
+  } catch (const std::bad_alloc&) {
+    throw Napi::Error::New(env, "out of host memory");
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Native state behind the handles.
+
+struct Handle;
+
+struct DeviceState {
+  DeviceState(Backend* b, int o, RawHandle c) : backend(b), ordinal(o), context(c) {}
+  ~DeviceState() {
+    if (closed) return;
+    try {
+      backend->closeContext(ordinal, context);
+    } catch (...) {
+    }
+  }
+  void makeCurrent() { backend->makeCurrent(ordinal, context); }
+
+  Backend* backend;
+  int ordinal;
+  RawHandle context;
+  bool closed = false;
+  std::unordered_set<Handle*> live;  // runtime objects not yet released
+};
+
+enum class Kind : uint32_t { Device = 1, Buffer, Module, Function, Stream, Event };
+
+const char* KindName(Kind kind) {
+  switch (kind) {
+    case Kind::Device: return "device";
+    case Kind::Buffer: return "buffer";
+    case Kind::Module: return "module";
+    case Kind::Function: return "function";
+    case Kind::Stream: return "stream";
+    case Kind::Event: return "event";
+  }
+  return "handle";
+}
+
+// A runtime object owned by a device. release() frees it once; derived destructors call
+// releaseQuietly() so a garbage-collected handle frees its object too.
+struct Handle {
+  Handle(std::shared_ptr<DeviceState> d, Kind k) : device(std::move(d)), kind(k) { device->live.insert(this); }
+  virtual ~Handle() = default;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  void release() {
+    if (released) return;
+    released = true;
+    device->live.erase(this);
+    if (!device->closed) {
+      device->makeCurrent();
+      destroy();
+    }
+  }
+  void releaseQuietly() noexcept {
+    try {
+      release();
+    } catch (...) {
+    }
+  }
+
+  std::shared_ptr<DeviceState> device;
+  Kind kind;
+  bool released = false;
+
+ protected:
+  virtual void destroy() = 0;
+};
+
+struct BufferHandle final : Handle {
+  BufferHandle(std::shared_ptr<DeviceState> d, uint64_t a, size_t n) : Handle(std::move(d), Kind::Buffer), address(a), bytes(n) {}
+  ~BufferHandle() override { releaseQuietly(); }
+  void destroy() override { device->backend->free(address); }
+  uint64_t address;
+  size_t bytes;
+};
+
+struct ModuleHandle final : Handle {
+  ModuleHandle(std::shared_ptr<DeviceState> d, RawHandle m) : Handle(std::move(d), Kind::Module), module(m) {}
+  ~ModuleHandle() override { releaseQuietly(); }
+  void destroy() override { device->backend->unloadModule(module); }
+  RawHandle module;
+};
+
+// A kernel inside a module: valid while the module is loaded; keeps the module alive.
+struct FunctionHandle final : Handle {
+  FunctionHandle(std::shared_ptr<DeviceState> d, std::shared_ptr<ModuleHandle> m, RawHandle f, FunctionAttributes a)
+      : Handle(std::move(d), Kind::Function), module(std::move(m)), function(f), attributes(a) {}
+  ~FunctionHandle() override { releaseQuietly(); }
+  void destroy() override {}
+  std::shared_ptr<ModuleHandle> module;
+  RawHandle function;
+  FunctionAttributes attributes;
+  unsigned optedInShared = 0;  // dynamic shared bytes already allowed through the opt-in
+};
+
+struct StreamHandle final : Handle {
+  StreamHandle(std::shared_ptr<DeviceState> d, RawHandle s) : Handle(std::move(d), Kind::Stream), stream(s) {}
+  ~StreamHandle() override { releaseQuietly(); }
+  void destroy() override { device->backend->destroyStream(stream); }
+  RawHandle stream;
+};
+
+struct EventHandle final : Handle {
+  EventHandle(std::shared_ptr<DeviceState> d, RawHandle e) : Handle(std::move(d), Kind::Event), event(e) {}
+  ~EventHandle() override { releaseQuietly(); }
+  void destroy() override { device->backend->destroyEvent(event); }
+  RawHandle event;
+};
+
+// Releases every object of the device (events and streams first, memory last), then the
+// context. The first runtime error is rethrown after everything was attempted.
+void CloseDevice(DeviceState& device) {
+  if (device.closed) return;
+  auto rank = [](Kind k) {
+    switch (k) {
+      case Kind::Event: return 0;
+      case Kind::Stream: return 1;
+      case Kind::Function: return 2;
+      case Kind::Module: return 3;
+      default: return 4;
+    }
+  };
+  std::vector<Handle*> order(device.live.begin(), device.live.end());
+  std::stable_sort(order.begin(), order.end(), [&](Handle* a, Handle* b) { return rank(a->kind) < rank(b->kind); });
+  std::unique_ptr<ApiError> first;
+  for (Handle* handle : order) {
+    try {
+      handle->release();
+    } catch (const ApiError& e) {
+      if (!first) first = std::make_unique<ApiError>(e);
+    }
+  }
+  device.closed = true;
+  try {
+    device.backend->closeContext(device.ordinal, device.context);
+  } catch (const ApiError& e) {
+    if (!first) first = std::make_unique<ApiError>(e);
+  }
+  if (first) throw *first;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handles as Externals.
+
+constexpr uint32_t kMagic = 0x524b4854;  // "RKHT": tells our Externals from foreign ones
+
+struct Ref {
+  uint32_t magic = kMagic;
+  Kind kind;
+  std::shared_ptr<DeviceState> device;  // Kind::Device
+  std::shared_ptr<Handle> handle;       // every other kind
+};
+
+Napi::Value Wrap(Napi::Env env, Ref* ref) {
+  return Napi::External<Ref>::New(env, ref, [](Napi::Env, Ref* r) {
+    r->magic = 0;
+    delete r;  // drops the shared reference; the last one frees the runtime object
+  });
+}
+
+Ref& UnwrapRef(Napi::Env env, const Napi::Value& value, Kind kind, const char* what) {
+  if (!value.IsExternal()) throw Napi::TypeError::New(env, std::string(what) + " must be a native " + KindName(kind) + " handle");
+  Ref* ref = value.As<Napi::External<Ref>>().Data();
+  if (ref == nullptr || ref->magic != kMagic || ref->kind != kind) {
+    throw Napi::TypeError::New(env, std::string(what) + " is not a native " + KindName(kind) + " handle");
+  }
+  return *ref;
+}
+
+DeviceState& OpenDeviceOf(Napi::Env env, const Napi::Value& value, const char* what) {
+  DeviceState& device = *UnwrapRef(env, value, Kind::Device, what).device;
+  if (device.closed) throw UsageError(env, "the device is closed");
+  return device;
+}
+
+template <typename T>
+T& LiveHandle(Napi::Env env, const Napi::Value& value, Kind kind, const char* what) {
+  Handle& handle = *UnwrapRef(env, value, kind, what).handle;
+  if (handle.device->closed) throw UsageError(env, std::string("the device of this ") + KindName(kind) + " is closed");
+  if (handle.released) {
+    static const char* const verbs[] = {"", "", "was freed", "was unloaded", "belongs to an unloaded module",
+                                        "was destroyed", "was destroyed"};
+    throw UsageError(env, std::string("the ") + KindName(kind) + " " + verbs[static_cast<int>(kind)]);
+  }
+  return static_cast<T&>(handle);
+}
+
+FunctionHandle& LiveFunction(Napi::Env env, const Napi::Value& value) {
+  FunctionHandle& function = LiveHandle<FunctionHandle>(env, value, Kind::Function, "function");
+  if (function.module->released) throw UsageError(env, "the function belongs to an unloaded module");
+  return function;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers: exact types and ranges, a TypeError/RangeError otherwise.
+
+double NumberArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  if (i >= info.Length() || !info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a number");
+  return info[i].As<Napi::Number>().DoubleValue();
+}
+
+// A non-negative integer no larger than `max`.
+uint64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* what, double max) {
+  double value = NumberArg(info, i, what);
+  if (!(value >= 0) || value > max || std::floor(value) != value) {
+    throw Napi::RangeError::New(info.Env(), std::string(what) + " must be an integer in [0, " +
+                                                std::to_string(static_cast<uint64_t>(max)) + "]");
+  }
+  return static_cast<uint64_t>(value);
+}
+
+constexpr double kMaxSafe = 9007199254740991.0;  // 2^53 - 1
+
+std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  if (i >= info.Length() || !info[i].IsString()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a string");
+  return info[i].As<Napi::String>().Utf8Value();
+}
+
+struct Bytes {
+  uint8_t* data;
+  size_t length;
+};
+
+Bytes BytesArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  if (i >= info.Length() || !info[i].IsTypedArray()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a typed array");
+  Napi::TypedArray array = info[i].As<Napi::TypedArray>();
+  uint8_t* base = static_cast<uint8_t*>(array.ArrayBuffer().Data());
+  size_t length = array.ByteLength();
+  if (base == nullptr && length > 0) throw Napi::TypeError::New(info.Env(), std::string(what) + " has no backing store");
+  return {base == nullptr ? nullptr : base + array.ByteOffset(), length};
+}
+
+BackendSlot& SlotArg(const Napi::CallbackInfo& info, size_t i) {
+  std::string name = StringArg(info, i, "backend");
+  if (name == "cuda") return gCuda;
+  if (name == "hip") return gHip;
+  throw Napi::TypeError::New(info.Env(), "backend must be 'hip' or 'cuda', got '" + name + "'");
+}
+
+Backend& LoadedBackend(const Napi::CallbackInfo& info, size_t i) {
+  BackendSlot& slot = SlotArg(info, i);
+  std::lock_guard<std::mutex> lock(gBackendMutex);
+  if (!slot.backend) throw UsageError(info.Env(), "the backend is not loaded; call load() first");
+  return *slot.backend;
+}
+
+void CheckRange(Napi::Env env, uint64_t offset, uint64_t length, uint64_t size, const char* what) {
+  if (offset > size || length > size - offset) {
+    throw Napi::RangeError::New(env, std::string(what) + ": bytes [" + std::to_string(offset) + ", " +
+                                         std::to_string(offset + length) + ") fall outside the " +
+                                         std::to_string(size) + "-byte buffer");
+  }
+}
+
+// Reads an optional stream argument (null/undefined: the default stream) of `device`.
+void OptionalStream(Napi::Env env, const Napi::CallbackInfo& info, size_t i, DeviceState& device, RawHandle& out) {
+  out = nullptr;
+  if (i >= info.Length() || info[i].IsNull() || info[i].IsUndefined()) return;
+  StreamHandle& stream = LiveHandle<StreamHandle>(env, info[i], Kind::Stream, "stream");
+  if (stream.device.get() != &device) throw UsageError(env, "the stream belongs to another device");
+  out = stream.stream;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exported functions.
+
+// load(backend, candidates: string[]) -> { loaded, path, attempts: [{ path, error }] }
+Napi::Value Load(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    BackendSlot& slot = SlotArg(info, 0);
+    if (info.Length() < 2 || !info[1].IsArray()) throw Napi::TypeError::New(env, "candidates must be an array of strings");
+    Napi::Array list = info[1].As<Napi::Array>();
+    std::vector<std::string> candidates;
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Value item = list.Get(i);
+      if (!item.IsString()) throw Napi::TypeError::New(env, "candidates must be an array of strings");
+      candidates.push_back(item.As<Napi::String>().Utf8Value());
+    }
+    std::lock_guard<std::mutex> lock(gBackendMutex);
+    std::vector<LoadAttempt> attempts;
+    if (slot.backend) {
+      attempts = slot.attempts;
+    } else {
+      std::unique_ptr<Backend> backend =
+          &slot == &gCuda ? LoadCudaBackend(candidates, attempts) : LoadHipBackend(candidates, attempts);
+      if (backend) {
+        slot.backend = std::move(backend);
+        slot.path = attempts.back().path;
+        slot.attempts = attempts;
+      }
+    }
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("loaded", Napi::Boolean::New(env, static_cast<bool>(slot.backend)));
+    if (slot.backend) result.Set("path", Napi::String::New(env, slot.path));
+    Napi::Array tried = Napi::Array::New(env, attempts.size());
+    for (size_t i = 0; i < attempts.size(); ++i) {
+      Napi::Object attempt = Napi::Object::New(env);
+      attempt.Set("path", Napi::String::New(env, attempts[i].path));
+      attempt.Set("error", Napi::String::New(env, attempts[i].error));
+      tried.Set(static_cast<uint32_t>(i), attempt);
+    }
+    result.Set("attempts", tried);
+    return result;
+  });
+}
+
+Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value { return Napi::Number::New(env, LoadedBackend(info, 0).deviceCount()); });
+}
+
+Napi::Array IntTriple(Napi::Env env, const int values[3]) {
+  Napi::Array array = Napi::Array::New(env, 3);
+  for (uint32_t i = 0; i < 3; ++i) array.Set(i, Napi::Number::New(env, values[i]));
+  return array;
+}
+
+Napi::Value DeviceInfoOf(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Backend& backend = LoadedBackend(info, 0);
+    int ordinal = static_cast<int>(IntegerArg(info, 1, "index", 2147483647.0));
+    DeviceInfo d = backend.deviceInfo(ordinal);
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("backend", Napi::String::New(env, backend.name()));
+    o.Set("index", Napi::Number::New(env, ordinal));
+    o.Set("name", Napi::String::New(env, d.name));
+    o.Set("arch", Napi::String::New(env, d.arch));
+    o.Set("archFull", Napi::String::New(env, d.archFull));
+    o.Set("computeUnits", Napi::Number::New(env, d.computeUnits));
+    o.Set("totalMemory", Napi::Number::New(env, static_cast<double>(d.totalMemory)));
+    o.Set("warpSize", Napi::Number::New(env, d.warpSize));
+    o.Set("maxThreadsPerBlock", Napi::Number::New(env, d.maxThreadsPerBlock));
+    o.Set("maxBlockDim", IntTriple(env, d.maxBlockDim));
+    o.Set("maxGridDim", IntTriple(env, d.maxGridDim));
+    o.Set("maxSharedPerBlock", Napi::Number::New(env, static_cast<double>(d.maxSharedPerBlock)));
+    o.Set("maxSharedPerBlockOptin", Napi::Number::New(env, static_cast<double>(d.maxSharedPerBlockOptin)));
+    o.Set("driverVersion", Napi::Number::New(env, d.driverVersion));
+    return o;
+  });
+}
+
+Napi::Value OpenDevice(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Backend& backend = LoadedBackend(info, 0);
+    int ordinal = static_cast<int>(IntegerArg(info, 1, "index", 2147483647.0));
+    RawHandle context = backend.openContext(ordinal);
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Device;
+    ref->device = std::make_shared<DeviceState>(&backend, ordinal, context);
+    return Wrap(env, ref.release());
+  });
+}
+
+Napi::Value CloseDeviceFn(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    CloseDevice(*UnwrapRef(env, info[0], Kind::Device, "device").device);  // closing twice is a no-op
+    return env.Undefined();
+  });
+}
+
+Napi::Value Synchronize(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    device.makeCurrent();
+    device.backend->synchronize();
+    return env.Undefined();
+  });
+}
+
+// alloc(device, bytes) -> { handle, address: bigint }
+Napi::Value Alloc(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    uint64_t bytes = IntegerArg(info, 1, "bytes", kMaxSafe);
+    if (bytes == 0) throw Napi::RangeError::New(env, "bytes must be positive");
+    device.makeCurrent();
+    uint64_t address = device.backend->alloc(bytes);
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Buffer;
+    ref->handle = std::make_shared<BufferHandle>(deviceRef.device, address, bytes);
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("handle", Wrap(env, ref.release()));
+    result.Set("address", Napi::BigInt::New(env, address));
+    return result;
+  });
+}
+
+Napi::Value Free(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Handle& buffer = *UnwrapRef(env, info[0], Kind::Buffer, "buffer").handle;
+    buffer.release();  // freeing twice, or after the device closed, is a no-op
+    return env.Undefined();
+  });
+}
+
+// copyToDevice(buffer, offset, src)
+Napi::Value CopyToDevice(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    BufferHandle& buffer = LiveHandle<BufferHandle>(env, info[0], Kind::Buffer, "buffer");
+    uint64_t offset = IntegerArg(info, 1, "offset", kMaxSafe);
+    Bytes src = BytesArg(info, 2, "source");
+    CheckRange(env, offset, src.length, buffer.bytes, "copyToDevice");
+    if (src.length == 0) return env.Undefined();
+    buffer.device->makeCurrent();
+    buffer.device->backend->copyHtoD(buffer.address + offset, src.data, src.length);
+    return env.Undefined();
+  });
+}
+
+// copyFromDevice(buffer, offset, dst)
+Napi::Value CopyFromDevice(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    BufferHandle& buffer = LiveHandle<BufferHandle>(env, info[0], Kind::Buffer, "buffer");
+    uint64_t offset = IntegerArg(info, 1, "offset", kMaxSafe);
+    Bytes dst = BytesArg(info, 2, "destination");
+    CheckRange(env, offset, dst.length, buffer.bytes, "copyFromDevice");
+    if (dst.length == 0) return env.Undefined();
+    buffer.device->makeCurrent();
+    buffer.device->backend->copyDtoH(dst.data, buffer.address + offset, dst.length);
+    return env.Undefined();
+  });
+}
+
+// copyDeviceToDevice(dst, dstOffset, src, srcOffset, bytes)
+Napi::Value CopyDeviceToDevice(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    BufferHandle& dst = LiveHandle<BufferHandle>(env, info[0], Kind::Buffer, "destination");
+    uint64_t dstOffset = IntegerArg(info, 1, "dstOffset", kMaxSafe);
+    BufferHandle& src = LiveHandle<BufferHandle>(env, info[2], Kind::Buffer, "source");
+    uint64_t srcOffset = IntegerArg(info, 3, "srcOffset", kMaxSafe);
+    uint64_t bytes = IntegerArg(info, 4, "bytes", kMaxSafe);
+    if (dst.device != src.device) throw UsageError(env, "copyDeviceToDevice: the buffers belong to different devices");
+    CheckRange(env, dstOffset, bytes, dst.bytes, "copyDeviceToDevice destination");
+    CheckRange(env, srcOffset, bytes, src.bytes, "copyDeviceToDevice source");
+    if (bytes == 0) return env.Undefined();
+    dst.device->makeCurrent();
+    dst.device->backend->copyDtoD(dst.address + dstOffset, src.address + srcOffset, bytes);
+    return env.Undefined();
+  });
+}
+
+// memset(buffer, offset, value, bytes)
+Napi::Value Memset(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    BufferHandle& buffer = LiveHandle<BufferHandle>(env, info[0], Kind::Buffer, "buffer");
+    uint64_t offset = IntegerArg(info, 1, "offset", kMaxSafe);
+    uint64_t value = IntegerArg(info, 2, "value", 255);
+    uint64_t bytes = IntegerArg(info, 3, "bytes", kMaxSafe);
+    CheckRange(env, offset, bytes, buffer.bytes, "memset");
+    if (bytes == 0) return env.Undefined();
+    buffer.device->makeCurrent();
+    buffer.device->backend->memset8(buffer.address + offset, static_cast<unsigned char>(value), bytes);
+    return env.Undefined();
+  });
+}
+
+// loadModule(device, image: Uint8Array) -> module handle
+Napi::Value LoadModule(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    Bytes image = BytesArg(info, 1, "image");
+    if (image.length == 0) throw Napi::RangeError::New(env, "image is empty");
+    // PTX is NUL-terminated text; a trailing zero after an ELF image is harmless.
+    std::vector<uint8_t> copy(image.data, image.data + image.length);
+    copy.push_back(0);
+    device.makeCurrent();
+    RawHandle module = device.backend->loadModule(copy.data());
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Module;
+    ref->handle = std::make_shared<ModuleHandle>(deviceRef.device, module);
+    return Wrap(env, ref.release());
+  });
+}
+
+Napi::Value UnloadModule(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    UnwrapRef(env, info[0], Kind::Module, "module").handle->release();
+    return env.Undefined();
+  });
+}
+
+// getFunction(module, name) -> { handle, attributes }
+Napi::Value GetFunction(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& moduleRef = UnwrapRef(env, info[0], Kind::Module, "module");
+    ModuleHandle& module = LiveHandle<ModuleHandle>(env, info[0], Kind::Module, "module");
+    std::string name = StringArg(info, 1, "name");
+    module.device->makeCurrent();
+    Backend& backend = *module.device->backend;
+    RawHandle function = backend.getFunction(module.module, name.c_str());
+    FunctionAttributes attributes = backend.functionAttributes(function);
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Function;
+    ref->handle = std::make_shared<FunctionHandle>(module.device, std::static_pointer_cast<ModuleHandle>(moduleRef.handle),
+                                                   function, attributes);
+    Napi::Object attrs = Napi::Object::New(env);
+    attrs.Set("maxThreadsPerBlock", Napi::Number::New(env, attributes.maxThreadsPerBlock));
+    attrs.Set("staticSharedBytes", Napi::Number::New(env, attributes.staticSharedBytes));
+    attrs.Set("constBytes", Napi::Number::New(env, attributes.constBytes));
+    attrs.Set("localBytes", Napi::Number::New(env, attributes.localBytes));
+    attrs.Set("numRegs", Napi::Number::New(env, attributes.numRegs));
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("handle", Wrap(env, ref.release()));
+    result.Set("attributes", attrs);
+    return result;
+  });
+}
+
+// launch(function, gx, gy, gz, bx, by, bz, sharedBytes, stream|null, kernargs: Uint8Array)
+Napi::Value Launch(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    FunctionHandle& function = LiveFunction(env, info[0]);
+    unsigned grid[3], block[3];
+    for (size_t i = 0; i < 3; ++i) {
+      grid[i] = static_cast<unsigned>(IntegerArg(info, 1 + i, "grid dimension", 4294967295.0));
+      block[i] = static_cast<unsigned>(IntegerArg(info, 4 + i, "block dimension", 4294967295.0));
+      if (grid[i] == 0 || block[i] == 0) throw Napi::RangeError::New(env, "grid and block dimensions must be at least 1");
+    }
+    unsigned sharedBytes = static_cast<unsigned>(IntegerArg(info, 7, "sharedBytes", 4294967295.0));
+    DeviceState& device = *function.device;
+    RawHandle stream = nullptr;
+    OptionalStream(env, info, 8, device, stream);
+    Bytes args = BytesArg(info, 9, "kernargs");
+
+    // The runtimes read the packed buffer with the parameters' natural alignment: copy it to
+    // 16-byte-aligned storage (the caller's typed array may sit at any byte offset).
+    alignas(16) uint8_t local[4096];
+    std::vector<uint64_t> heap;
+    uint8_t* packed = local;
+    if (args.length > sizeof local) {
+      heap.resize((args.length + 7) / 8);
+      packed = reinterpret_cast<uint8_t*>(heap.data());
+    }
+    if (args.length > 0) std::memcpy(packed, args.data, args.length);
+
+    device.makeCurrent();
+    const uint64_t total = static_cast<uint64_t>(sharedBytes) + static_cast<uint64_t>(function.attributes.staticSharedBytes);
+    if (device.backend->needsSharedOptIn() && total > 48 * 1024 && sharedBytes > function.optedInShared) {
+      device.backend->setMaxDynamicShared(function.function, static_cast<int>(sharedBytes));
+      function.optedInShared = sharedBytes;
+    }
+    device.backend->launch(function.function, grid, block, sharedBytes, stream, packed, args.length);
+    return env.Undefined();
+  });
+}
+
+Napi::Value CreateStream(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    device.makeCurrent();
+    RawHandle stream = device.backend->createStream();
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Stream;
+    ref->handle = std::make_shared<StreamHandle>(deviceRef.device, stream);
+    return Wrap(env, ref.release());
+  });
+}
+
+Napi::Value DestroyStream(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    UnwrapRef(env, info[0], Kind::Stream, "stream").handle->release();
+    return env.Undefined();
+  });
+}
+
+Napi::Value SynchronizeStream(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    StreamHandle& stream = LiveHandle<StreamHandle>(env, info[0], Kind::Stream, "stream");
+    stream.device->makeCurrent();
+    stream.device->backend->synchronizeStream(stream.stream);
+    return env.Undefined();
+  });
+}
+
+Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    device.makeCurrent();
+    RawHandle event = device.backend->createEvent();
+    auto ref = std::make_unique<Ref>();
+    ref->kind = Kind::Event;
+    ref->handle = std::make_shared<EventHandle>(deviceRef.device, event);
+    return Wrap(env, ref.release());
+  });
+}
+
+Napi::Value DestroyEvent(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    UnwrapRef(env, info[0], Kind::Event, "event").handle->release();
+    return env.Undefined();
+  });
+}
+
+// recordEvent(event, stream|null)
+Napi::Value RecordEvent(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    EventHandle& event = LiveHandle<EventHandle>(env, info[0], Kind::Event, "event");
+    RawHandle stream = nullptr;
+    OptionalStream(env, info, 1, *event.device, stream);
+    event.device->makeCurrent();
+    event.device->backend->recordEvent(event.event, stream);
+    return env.Undefined();
+  });
+}
+
+Napi::Value SynchronizeEvent(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    EventHandle& event = LiveHandle<EventHandle>(env, info[0], Kind::Event, "event");
+    event.device->makeCurrent();
+    event.device->backend->synchronizeEvent(event.event);
+    return env.Undefined();
+  });
+}
+
+// elapsedMs(start, end) -> milliseconds between two recorded, completed events
+Napi::Value ElapsedMs(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    EventHandle& start = LiveHandle<EventHandle>(env, info[0], Kind::Event, "start");
+    EventHandle& end = LiveHandle<EventHandle>(env, info[1], Kind::Event, "end");
+    if (start.device != end.device) throw UsageError(env, "elapsedMs: the events belong to different devices");
+    start.device->makeCurrent();
+    return Napi::Number::New(env, start.device->backend->elapsedMs(start.event, end.event));
+  });
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
+  exports.Set("load", Napi::Function::New(env, Load, "load"));
+  exports.Set("deviceCount", Napi::Function::New(env, DeviceCount, "deviceCount"));
+  exports.Set("deviceInfo", Napi::Function::New(env, DeviceInfoOf, "deviceInfo"));
+  exports.Set("openDevice", Napi::Function::New(env, OpenDevice, "openDevice"));
+  exports.Set("closeDevice", Napi::Function::New(env, CloseDeviceFn, "closeDevice"));
+  exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));
+  exports.Set("alloc", Napi::Function::New(env, Alloc, "alloc"));
+  exports.Set("free", Napi::Function::New(env, Free, "free"));
+  exports.Set("copyToDevice", Napi::Function::New(env, CopyToDevice, "copyToDevice"));
+  exports.Set("copyFromDevice", Napi::Function::New(env, CopyFromDevice, "copyFromDevice"));
+  exports.Set("copyDeviceToDevice", Napi::Function::New(env, CopyDeviceToDevice, "copyDeviceToDevice"));
+  exports.Set("memset", Napi::Function::New(env, Memset, "memset"));
+  exports.Set("loadModule", Napi::Function::New(env, LoadModule, "loadModule"));
+  exports.Set("unloadModule", Napi::Function::New(env, UnloadModule, "unloadModule"));
+  exports.Set("getFunction", Napi::Function::New(env, GetFunction, "getFunction"));
+  exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
+  exports.Set("createStream", Napi::Function::New(env, CreateStream, "createStream"));
+  exports.Set("destroyStream", Napi::Function::New(env, DestroyStream, "destroyStream"));
+  exports.Set("synchronizeStream", Napi::Function::New(env, SynchronizeStream, "synchronizeStream"));
+  exports.Set("createEvent", Napi::Function::New(env, CreateEvent, "createEvent"));
+  exports.Set("destroyEvent", Napi::Function::New(env, DestroyEvent, "destroyEvent"));
+  exports.Set("recordEvent", Napi::Function::New(env, RecordEvent, "recordEvent"));
+  exports.Set("synchronizeEvent", Napi::Function::New(env, SynchronizeEvent, "synchronizeEvent"));
+  exports.Set("elapsedMs", Napi::Function::New(env, ElapsedMs, "elapsedMs"));
+  return exports;
+}
+
+}  // namespace
+}  // namespace rocke
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return rocke::Init(env, exports); }
+
+NODE_API_MODULE(rocke_hip_runtime, InitAddon)

@@ -1,0 +1,96 @@
+// One interface over the HIP runtime and the CUDA driver. Each backend owns a symbol table
+// resolved with dlopen/dlsym; nothing here links a GPU library.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rocke {
+
+// A runtime call that returned an error code. `log` carries a JIT log when there is one.
+struct ApiError : std::runtime_error {
+  ApiError(std::string backend, std::string api, int code, std::string name, std::string text,
+           std::string log = {})
+      : std::runtime_error(api + " failed: " + name + " (" + text + ")"),
+        backend(std::move(backend)), api(std::move(api)), code(code), name(std::move(name)),
+        text(std::move(text)), log(std::move(log)) {}
+  std::string backend, api;
+  int code;
+  std::string name, text, log;
+};
+
+struct LoadAttempt {
+  std::string path;
+  std::string error;  // empty when this path loaded
+};
+
+struct DeviceInfo {
+  std::string name, arch, archFull;
+  int computeUnits = 0, warpSize = 0, maxThreadsPerBlock = 0;
+  int maxBlockDim[3] = {0, 0, 0}, maxGridDim[3] = {0, 0, 0};
+  uint64_t totalMemory = 0, maxSharedPerBlock = 0, maxSharedPerBlockOptin = 0;
+  int driverVersion = 0;
+};
+
+struct FunctionAttributes {
+  int maxThreadsPerBlock = 0, staticSharedBytes = 0, constBytes = 0, localBytes = 0, numRegs = 0;
+};
+
+// Opaque runtime handles (context, module, function, stream, event).
+using RawHandle = void*;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual int deviceCount() = 0;
+  virtual DeviceInfo deviceInfo(int ordinal) = 0;
+  // Makes `ordinal` usable by this thread; returns the context to pass to makeCurrent.
+  virtual RawHandle openContext(int ordinal) = 0;
+  virtual void closeContext(int ordinal, RawHandle ctx) = 0;
+  virtual void makeCurrent(int ordinal, RawHandle ctx) = 0;
+  virtual void synchronize() = 0;
+  virtual uint64_t alloc(size_t bytes) = 0;
+  virtual void free(uint64_t address) = 0;
+  virtual void copyHtoD(uint64_t dst, const void* src, size_t bytes) = 0;
+  virtual void copyDtoH(void* dst, uint64_t src, size_t bytes) = 0;
+  virtual void copyDtoD(uint64_t dst, uint64_t src, size_t bytes) = 0;
+  virtual void memset8(uint64_t dst, unsigned char value, size_t bytes) = 0;
+  // `image` must be followed by a NUL byte (PTX is text).
+  virtual RawHandle loadModule(const void* image) = 0;
+  virtual void unloadModule(RawHandle module) = 0;
+  virtual RawHandle getFunction(RawHandle module, const char* name) = 0;
+  virtual FunctionAttributes functionAttributes(RawHandle function) = 0;
+  // Raises the function's dynamic shared-memory ceiling (CUDA opt-in above 48 KiB).
+  virtual void setMaxDynamicShared(RawHandle function, int bytes) = 0;
+  virtual bool needsSharedOptIn() const = 0;
+  virtual void launch(RawHandle function, const unsigned grid[3], const unsigned block[3],
+                      unsigned sharedBytes, RawHandle stream, void* args, size_t argBytes) = 0;
+  virtual RawHandle createStream() = 0;
+  virtual void destroyStream(RawHandle stream) = 0;
+  virtual void synchronizeStream(RawHandle stream) = 0;
+  virtual RawHandle createEvent() = 0;
+  virtual void destroyEvent(RawHandle event) = 0;
+  virtual void recordEvent(RawHandle event, RawHandle stream) = 0;
+  virtual void synchronizeEvent(RawHandle event) = 0;
+  virtual float elapsedMs(RawHandle start, RawHandle end) = 0;
+};
+
+// Tries each candidate path in order; returns the backend built on the first library that
+// opens and exports every symbol, or nullptr. Every attempt is appended to `attempts`.
+std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candidates,
+                                         std::vector<LoadAttempt>& attempts);
+std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidates,
+                                        std::vector<LoadAttempt>& attempts);
+
+// dlopen helpers shared by both backends.
+void* OpenLibrary(const std::string& path, std::string& error);
+void CloseLibrary(void* handle);
+// Returns `name` (or, when absent, `fallback` if not null) from the library; when neither is
+// exported, appends the name(s) to `missing` and returns nullptr.
+void* FindSymbol(void* handle, const char* name, const char* fallback, std::string& missing);
+
+}  // namespace rocke
