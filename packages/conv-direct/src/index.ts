@@ -1,4 +1,113 @@
+/**
+ * @rocke/conv-direct, host side: problem and spec schemas, validation, candidate grids, the kernel
+ * ABI, launch plans with batch chunking, and the split_c / group_merge planners. The IR kernel
+ * builders live in src/kernel/.
+ */
 declare const __PACKAGE_VERSION__: string;
 
 /** The published version of @rocke/conv-direct. */
 export const VERSION: string = __PACKAGE_VERSION__;
+
+export {
+  ATOMS,
+  ATOM_NAMES,
+  I32_MAX,
+  MAX_GRID,
+  MAX_TENSOR_BYTES,
+  TARGETS,
+  TARGET_NAMES,
+  isTargetName,
+  targetFacts,
+  type AtomFacts,
+  type AtomName,
+  type TargetFacts,
+  type TargetName,
+} from './targets.js';
+export {
+  DTYPES,
+  ELEMENT_BYTES,
+  ProblemSchema,
+  checkProblem,
+  outputExtent,
+  parseProblem,
+  parseProblemFlags,
+  problemGeometry,
+  problemLabel,
+  zodReason,
+  type Dtype,
+  type Problem,
+  type ProblemGeometry,
+  type ProblemResult,
+} from './problem.js';
+export { parseMiopenCommand } from './miopen-args.js';
+export {
+  SpecSchema,
+  VARIANTS,
+  X_VECTOR_ELEMS,
+  canonicalSpecJson,
+  kernelName,
+  parseSpec,
+  specFromJson,
+  specGeometry,
+  type Spec,
+  type SpecGeometry,
+  type SpecResult,
+  type Variant,
+} from './spec.js';
+export { launchGrid, type LaunchGrid } from './grid.js';
+export {
+  MAX_ACCUMULATORS_PER_LANE,
+  WORKSPACE_ELEMENT_BYTES,
+  validate,
+  type Validation,
+  type ValidateOptions,
+} from './validate.js';
+export { SPILL_BUDGET_FRACTION, registerEstimate, spillFilter, spillReason, type RegisterEstimate } from './spill.js';
+export {
+  AOT_CAPABILITIES,
+  AOT_PROBE_CHANNELS,
+  AOT_PROBE_GROUPS,
+  CK_CHOICES,
+  DEFAULT_CHIPLET_CHUNK,
+  DEFAULT_LDS_PAD,
+  DEFAULT_SWIZZLE_WGM,
+  GROUP_MERGE_CHOICES,
+  MAX_WIDTH_MULTIPLE,
+  TILE_H_CHOICES,
+  TILE_K_CHOICES,
+  WAVE_LAYOUTS,
+  aotCandidates,
+  aotProbe,
+  candidateGrid,
+  filterCandidates,
+  problemCandidates,
+  tileWidthCandidates,
+  widthUnit,
+  type CandidateSet,
+  type Capability,
+  type GridOptions,
+  type ProblemCandidateOptions,
+} from './candidates.js';
+export {
+  KERNEL_ABI,
+  KernargError,
+  kernargLayout,
+  kernargTable,
+  kernargValues,
+  orderKernargs,
+  packKernargs,
+  resolveKernargs,
+  type BufferName,
+  type BufferRef,
+  type KernargBuffers,
+  type KernargEntry,
+  type KernargSlot,
+  type KernargType,
+  type KernargValue,
+  type KernargValueOptions,
+} from './abi.js';
+export { residency, type Residency } from './residency.js';
+export { PlanError } from './plan-error.js';
+export { balancedChunks, plan, type Launch, type LaunchPlan, type PlanOptions, type ReduceStep } from './plan.js';
+export { TARGET_WAVES, chooseSplits, splitOptions, type SplitChoice, type SplitOption } from './split-plan.js';
+export { chooseGroupMerge, mergeRow, type MergeChoice, type MergeRow } from './merge-plan.js';

@@ -1,0 +1,249 @@
+/**
+ * The kernel ABI: one ordered kernarg table per variant. The kernel builder generates its IR
+ * parameters from it and the host packs values from it, so the two cannot drift apart.
+ */
+import { problemGeometry, type Problem } from './problem.js';
+import type { Variant } from './spec.js';
+import { MAX_TENSOR_BYTES } from './targets.js';
+import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
+
+/** Kernarg scalar kinds. Pointers are 64-bit global addresses. */
+export type KernargType = 'ptr' | 'i32' | 'i64' | 'f32';
+
+/** One kernel argument. */
+export interface KernargEntry {
+  readonly name: string;
+  readonly type: KernargType;
+  readonly doc: string;
+}
+
+/** Buffers a launch binds. */
+export type BufferName = 'x' | 'w' | 'y' | 'ws';
+
+/** A pointer argument not yet bound to an address: buffer `buffer` plus a byte offset (a chunk's view). */
+export interface BufferRef {
+  readonly buffer: BufferName;
+  readonly offsetBytes: number;
+}
+
+/** A kernarg value: a number for i32/f32, a bigint for i64 and resolved pointers, or a buffer view. */
+export type KernargValue = number | bigint | BufferRef;
+
+const ptr = (name: string, doc: string): KernargEntry => ({ name, type: 'ptr', doc });
+const i32 = (name: string, doc: string): KernargEntry => ({ name, type: 'i32', doc });
+
+const DENSE_ARGS: readonly KernargEntry[] = [
+  ptr('x', 'input activations, NHWC'),
+  ptr('w', 'weights, [K, R, S, C/groups]'),
+  ptr('y', 'output, NHWK'),
+  i32('x_bytes', 'bytes of x this launch may read (buffer range)'),
+  i32('w_bytes', 'bytes of w'),
+  i32('y_bytes', 'bytes of y this launch may write'),
+  i32('N', 'images in this launch'),
+  i32('H', 'input rows'),
+  i32('W', 'input columns'),
+  i32('Ho', 'output rows'),
+  i32('Wo', 'output columns'),
+  i32('groups', 'convolution groups'),
+  i32('C', 'input channels (all groups)'),
+  i32('K', 'output channels (all groups)'),
+  i32('x_stride_n', 'elements between images of x: H*W*C'),
+  i32('x_stride_h', 'elements between rows of x: W*C'),
+  i32('x_stride_w', 'elements between pixels of x: C'),
+  i32('y_stride_n', 'elements between images of y: Ho*Wo*K'),
+  i32('y_stride_h', 'elements between rows of y: Wo*K'),
+  i32('y_stride_w', 'elements between pixels of y: K'),
+];
+
+/** Kernarg tables, in kernel-parameter order. */
+export const KERNEL_ABI: Readonly<Record<Variant, readonly KernargEntry[]>> = {
+  dense: DENSE_ARGS,
+  grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')],
+  split_c: [
+    ...DENSE_ARGS,
+    ptr('ws', 'fp32 partial sums, [splits, N, Ho, Wo, K]'),
+    i32('ws_bytes', 'bytes of ws this launch may write'),
+    i32('splits', 'channel slices: each reduces C/splits channels'),
+  ],
+};
+
+/** The kernarg table of a variant. */
+export function kernargTable(variant: Variant): readonly KernargEntry[] {
+  const table = KERNEL_ABI[variant];
+  if (!table) throw new KernargError(`unknown variant '${String(variant)}'`);
+  return table;
+}
+
+/** A kernarg list that does not match its table, or a value out of its type's range. */
+export class KernargError extends Error {
+  override readonly name = 'KernargError';
+}
+
+/**
+ * Orders named values by the variant's table. Throws a {@link KernargError} naming every missing
+ * and every unexpected name, so an order or spelling mismatch never reaches a launch.
+ */
+export function orderKernargs(variant: Variant, values: Readonly<Record<string, KernargValue>>): KernargValue[] {
+  const table = kernargTable(variant);
+  const expected = new Set(table.map((e) => e.name));
+  const missing = table.filter((e) => !(e.name in values)).map((e) => e.name);
+  const extra = Object.keys(values).filter((k) => !expected.has(k));
+  if (missing.length || extra.length) {
+    throw new KernargError(
+      `${variant} kernargs do not match the ABI table:` +
+        (missing.length ? ` missing ${missing.join(', ')}` : '') +
+        (extra.length ? ` unexpected ${extra.join(', ')}` : ''),
+    );
+  }
+  return table.map((e) => {
+    const v = values[e.name] as KernargValue;
+    checkValue(e, v);
+    return v;
+  });
+}
+
+function checkValue(e: KernargEntry, v: KernargValue): void {
+  const bad = (why: string): never => {
+    throw new KernargError(`kernarg ${e.name} (${e.type}): ${why}`);
+  };
+  switch (e.type) {
+    case 'ptr':
+      if (typeof v === 'bigint') {
+        if (v < 0n || v >= 1n << 64n) bad(`address ${v} is not a 64-bit unsigned value`);
+      } else if (typeof v !== 'object' || v === null || !('buffer' in v)) bad('expects a bigint address or a buffer view');
+      else if (!Number.isSafeInteger(v.offsetBytes) || v.offsetBytes < 0) bad(`offset ${v.offsetBytes} is not a non-negative integer`);
+      return;
+    case 'i32':
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v > 2 ** 31 - 1) bad(`${String(v)} is not an i32`);
+      if (e.name.endsWith('_bytes') && (v as number) > MAX_TENSOR_BYTES) bad(`${String(v)} bytes exceed the per-launch limit ${MAX_TENSOR_BYTES}`);
+      return;
+    case 'i64':
+      if (typeof v !== 'bigint' || v < -(1n << 63n) || v >= 1n << 63n) bad(`${String(v)} is not an i64 bigint`);
+      return;
+    case 'f32':
+      if (typeof v !== 'number') bad(`${String(v)} is not a number`);
+      return;
+  }
+}
+
+/** Pointer arguments of one launch: addresses or views of the bound buffers. */
+export type KernargBuffers = { x: bigint | BufferRef; w: bigint | BufferRef; y: bigint | BufferRef; ws?: bigint | BufferRef };
+
+/** Options for {@link kernargValues}. */
+export interface KernargValueOptions {
+  /** split_c: channel slices (required there, rejected elsewhere). */
+  splits?: number;
+}
+
+/**
+ * The ordered kernarg values of one launch over `problem` (the images this launch covers). Byte
+ * counts are those of this launch's views; strides are in elements.
+ */
+export function kernargValues(
+  variant: Variant,
+  problem: Problem,
+  buffers: KernargBuffers,
+  opts: KernargValueOptions = {},
+): KernargValue[] {
+  const g = problemGeometry(problem);
+  const values: Record<string, KernargValue> = {
+    x: buffers.x,
+    w: buffers.w,
+    y: buffers.y,
+    x_bytes: g.xBytes,
+    w_bytes: g.wBytes,
+    y_bytes: g.yBytes,
+    N: problem.N,
+    H: problem.H,
+    W: problem.W,
+    Ho: g.Ho,
+    Wo: g.Wo,
+    groups: problem.groups,
+    C: problem.C,
+    K: problem.K,
+    x_stride_n: problem.H * problem.W * problem.C,
+    x_stride_h: problem.W * problem.C,
+    x_stride_w: problem.C,
+    y_stride_n: g.Ho * g.Wo * problem.K,
+    y_stride_h: g.Wo * problem.K,
+    y_stride_w: problem.K,
+  };
+  if (variant === 'grouped') {
+    values.cpg = g.cpg;
+    values.kpg = g.kpg;
+  }
+  if (variant === 'split_c') {
+    const splits = opts.splits;
+    if (splits === undefined) throw new KernargError('split_c kernargs need a split count');
+    if (buffers.ws === undefined) throw new KernargError('split_c kernargs need the ws buffer');
+    values.ws = buffers.ws;
+    values.ws_bytes = WORKSPACE_ELEMENT_BYTES * splits * problem.N * g.Ho * g.Wo * problem.K;
+    values.splits = splits;
+  } else {
+    if (opts.splits !== undefined && opts.splits !== 1) throw new KernargError(`${variant} kernargs take no split count (got ${opts.splits})`);
+    if (buffers.ws !== undefined) throw new KernargError(`${variant} kernargs take no ws buffer`);
+  }
+  return orderKernargs(variant, values);
+}
+
+/** Replaces buffer views by `base address + offset`. */
+export function resolveKernargs(values: readonly KernargValue[], addresses: Partial<Record<BufferName, bigint>>): (number | bigint)[] {
+  return values.map((v) => {
+    if (typeof v !== 'object') return v;
+    const base = addresses[v.buffer];
+    if (base === undefined) throw new KernargError(`no address for buffer ${v.buffer}`);
+    return base + BigInt(v.offsetBytes);
+  });
+}
+
+/** Byte offset and size of each kernarg under natural alignment (AMDGPU and CUDA param layout). */
+export interface KernargSlot {
+  readonly name: string;
+  readonly type: KernargType;
+  readonly offset: number;
+  readonly size: number;
+}
+
+const SIZE: Record<KernargType, number> = { ptr: 8, i64: 8, i32: 4, f32: 4 };
+
+/** Offsets of the variant's kernargs and the total size (rounded up to 8 bytes). */
+export function kernargLayout(variant: Variant): { slots: KernargSlot[]; size: number } {
+  let offset = 0;
+  const slots = kernargTable(variant).map((e) => {
+    const size = SIZE[e.type];
+    offset = Math.ceil(offset / size) * size;
+    const slot = { name: e.name, type: e.type, offset, size };
+    offset += size;
+    return slot;
+  });
+  return { slots, size: Math.ceil(offset / 8) * 8 };
+}
+
+/** Packs resolved values into a little-endian kernarg buffer laid out by {@link kernargLayout}. */
+export function packKernargs(variant: Variant, values: readonly (number | bigint)[]): Uint8Array {
+  const { slots, size } = kernargLayout(variant);
+  if (values.length !== slots.length) {
+    throw new KernargError(`${variant} takes ${slots.length} kernargs, got ${values.length}`);
+  }
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  slots.forEach((slot, i) => {
+    const v = values[i] as number | bigint;
+    checkValue({ name: slot.name, type: slot.type, doc: '' }, v);
+    switch (slot.type) {
+      case 'ptr':
+        view.setBigUint64(slot.offset, v as bigint, true);
+        break;
+      case 'i64':
+        view.setBigInt64(slot.offset, v as bigint, true);
+        break;
+      case 'i32':
+        view.setInt32(slot.offset, v as number, true);
+        break;
+      case 'f32':
+        view.setFloat32(slot.offset, v as number, true);
+        break;
+    }
+  });
+  return bytes;
+}

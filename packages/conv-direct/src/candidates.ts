@@ -1,0 +1,262 @@
+/**
+ * Candidate tuning grids per target (rocke-notes §2.10, adapted per target), filtered by
+ * validation and de-duplicated by kernel name.
+ */
+import { problemGeometry, type Dtype, type Problem } from './problem.js';
+import { kernelName, type Spec, type Variant } from './spec.js';
+import { ATOMS, TARGETS, type AtomName, type TargetName } from './targets.js';
+import { validate } from './validate.js';
+
+/** The baked filter/stride/padding a binary serves. */
+export interface Capability {
+  readonly R: number;
+  readonly S: number;
+  readonly stride_h: number;
+  readonly stride_w: number;
+  readonly pad_h: number;
+  readonly pad_w: number;
+}
+
+/** The shape-independent (AOT) capability rows: 3x3 "same" padding at stride 1 and 2. */
+export const AOT_CAPABILITIES: readonly Capability[] = [
+  { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1 },
+  { R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1 },
+];
+
+export const TILE_H_CHOICES = [8, 16] as const;
+export const TILE_K_CHOICES = [32, 64, 128, 256] as const;
+export const CK_CHOICES = [16, 32, 64] as const;
+/** (waves_m, waves_n) layouts. */
+export const WAVE_LAYOUTS: readonly (readonly [number, number])[] = [
+  [2, 2],
+  [1, 4],
+  [2, 4],
+  [4, 2],
+  [1, 8],
+];
+/** Largest tile width, in width units, the grid offers. */
+export const MAX_WIDTH_MULTIPLE = 6;
+/** Merge degrees the grouped grid offers (powers of two, as upstream's group-merge gate). */
+export const GROUP_MERGE_CHOICES = [1, 2, 4, 8, 16, 32, 64] as const;
+/** LDS pad tuned upstream (pads 4 and 16 conflict). */
+export const DEFAULT_LDS_PAD = 8;
+export const DEFAULT_SWIZZLE_WGM = 8;
+export const DEFAULT_CHIPLET_CHUNK = 64;
+
+/**
+ * Tile-width unit for an atom: its N on AMD; 16 on sm_90, where one `ldmatrix.x4` loads the B
+ * fragments of two n8 atoms.
+ */
+export function widthUnit(atom: AtomName): number {
+  return Math.max(ATOMS[atom].n, 16);
+}
+
+/**
+ * Tile widths for an output width: the multiples `unit*m` (m = 1..maxMult) that divide `wo`
+ * exactly; when none does, the single width with the least padded total ceil(wo/w)*w (ties to the
+ * smaller width), so no binary does MMA work past the image edge when a better fit exists.
+ */
+export function tileWidthCandidates(wo: number, unit: number, maxMult = MAX_WIDTH_MULTIPLE): number[] {
+  const widths = Array.from({ length: maxMult }, (_, i) => unit * (i + 1));
+  const exact = widths.filter((w) => wo % w === 0);
+  if (exact.length > 0) return exact;
+  let best = widths[0] ?? unit;
+  for (const w of widths) {
+    if (Math.ceil(wo / w) * w < Math.ceil(wo / best) * best) best = w;
+  }
+  return [best];
+}
+
+/** Knobs of a candidate grid. */
+export interface GridOptions {
+  variant: Variant;
+  dtype: Dtype;
+  capability: Capability;
+  /** Output width to fit tile widths to; null for the shape-independent grid (every multiple). */
+  wo?: number | null;
+  /** Default: [0] on AMD, [null] on sm_90. */
+  iglp?: readonly (number | null)[];
+  /** Default: [null, 3] on AMD, [null] on sm_90. */
+  wavesPerEu?: readonly (number | null)[];
+  /** Default: [8]. */
+  swizzleWgm?: readonly number[];
+  /** Grouped only. Default: {@link GROUP_MERGE_CHOICES}. */
+  groupMerges?: readonly number[];
+}
+
+/**
+ * The raw grid: every knob combination, in a fixed order, before validation. Per capability and
+ * AMD target: 2 atoms x 6 widths x 2 tile_h x 4 tile_k x 3 ck x 5 wave layouts x 2 waves_per_eu.
+ */
+export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
+  const facts = TARGETS[target];
+  const amd = facts.vendor === 'amd';
+  const iglps = opts.iglp ?? (amd ? [0] : [null]);
+  const wes = opts.wavesPerEu ?? (amd ? [null, 3] : [null]);
+  const wgms = opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM];
+  const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? GROUP_MERGE_CHOICES) : [1];
+  const cap = opts.capability;
+  const specs: Spec[] = [];
+  for (const gm of merges) {
+    for (const atom of facts.atoms) {
+      const unit = widthUnit(atom);
+      const widths =
+        opts.wo === undefined || opts.wo === null
+          ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1))
+          : tileWidthCandidates(opts.wo, unit);
+      for (const tile_w of widths)
+        for (const tile_h of TILE_H_CHOICES)
+          for (const tile_k of TILE_K_CHOICES)
+            for (const ck of CK_CHOICES)
+              for (const [waves_m, waves_n] of WAVE_LAYOUTS)
+                for (const iglp of iglps)
+                  for (const waves_per_eu of wes)
+                    for (const swizzle_wgm of wgms) {
+                      specs.push({
+                        variant: opts.variant,
+                        target,
+                        dtype: opts.dtype,
+                        R: cap.R,
+                        S: cap.S,
+                        stride_h: cap.stride_h,
+                        stride_w: cap.stride_w,
+                        pad_h: cap.pad_h,
+                        pad_w: cap.pad_w,
+                        tile_h,
+                        tile_w,
+                        tile_k,
+                        ck,
+                        waves_m,
+                        waves_n,
+                        atom,
+                        lds_pad: DEFAULT_LDS_PAD,
+                        double_buffer: false,
+                        chiplet_swizzle: amd,
+                        chiplet_chunk: DEFAULT_CHIPLET_CHUNK,
+                        num_xcds: facts.chiplets,
+                        swizzle_wgm,
+                        iglp,
+                        waves_per_eu,
+                        group_merge: gm,
+                      });
+                    }
+    }
+  }
+  return specs;
+}
+
+/** A filtered candidate list with its bookkeeping. */
+export interface CandidateSet {
+  /** Specs in the raw grid. */
+  readonly raw: number;
+  /** Valid specs, first occurrence of each kernel name, grid order. */
+  readonly valid: Spec[];
+  /** Specs validation rejected, with the reason. */
+  readonly rejected: { spec: Spec; reason: string }[];
+  /** Valid specs dropped because an earlier one had the same kernel name. */
+  readonly duplicates: number;
+}
+
+/**
+ * Validates `specs` (each against `problemFor(spec)` when given) and keeps the first spec of each
+ * kernel name.
+ */
+export function filterCandidates(specs: readonly Spec[], problemFor?: (spec: Spec) => Problem | undefined): CandidateSet {
+  const seen = new Set<string>();
+  const valid: Spec[] = [];
+  const rejected: { spec: Spec; reason: string }[] = [];
+  let duplicates = 0;
+  for (const spec of specs) {
+    const v = validate(spec, problemFor?.(spec));
+    if (!v.ok) {
+      rejected.push({ spec, reason: v.reason });
+      continue;
+    }
+    const name = kernelName(spec);
+    if (seen.has(name)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(name);
+    valid.push(spec);
+  }
+  return { raw: specs.length, valid, rejected, duplicates };
+}
+
+/** Input channels of the AOT probe (a multiple of every ck and tile_k in the grid). */
+export const AOT_PROBE_CHANNELS = 256;
+/** Groups of the grouped AOT probe; every merge degree in the grid divides it. */
+export const AOT_PROBE_GROUPS = 64;
+
+/**
+ * The probe problem an AOT spec is validated on (N1 H64 W64, C = K = 256 for dense/split_c).
+ * Grouped probes keep 256 merged channels per merged block: groups 64, cpg = kpg = 256/gm.
+ */
+export function aotProbe(spec: Spec): Problem {
+  const grouped = spec.variant === 'grouped';
+  const perGroup = grouped ? Math.max(1, Math.floor(AOT_PROBE_CHANNELS / spec.group_merge)) : AOT_PROBE_CHANNELS;
+  const groups = grouped ? AOT_PROBE_GROUPS : 1;
+  return {
+    N: 1,
+    H: 64,
+    W: 64,
+    C: perGroup * groups,
+    K: perGroup * groups,
+    R: spec.R,
+    S: spec.S,
+    strideH: spec.stride_h,
+    strideW: spec.stride_w,
+    padH: spec.pad_h,
+    padW: spec.pad_w,
+    dilationH: 1,
+    dilationW: 1,
+    groups,
+    dtype: spec.dtype,
+  };
+}
+
+/** The shape-independent grid for `compile-all`: every AOT capability, validated on its probe. */
+export function aotCandidates(
+  target: TargetName,
+  dtype: Dtype,
+  variant: Variant = 'dense',
+  extra: Omit<GridOptions, 'variant' | 'dtype' | 'capability' | 'wo'> = {},
+): CandidateSet {
+  const specs = AOT_CAPABILITIES.flatMap((capability) => candidateGrid(target, { ...extra, variant, dtype, capability, wo: null }));
+  return filterCandidates(specs, aotProbe);
+}
+
+/** Options for {@link problemCandidates}. */
+export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | 'dtype' | 'capability' | 'wo'> {
+  /** Default: grouped when groups > 1, else dense. */
+  variant?: Variant;
+}
+
+/**
+ * Candidates for one problem: its capability, tile widths fitted to its Wo, validated against it.
+ * split_c specs are validated at one split; the planner re-validates with its split count.
+ */
+export function problemCandidates(problem: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
+  const variant = opts.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
+  let wo: number | null = null;
+  try {
+    wo = problemGeometry(problem).Wo;
+  } catch {
+    wo = null; // the problem itself is invalid: validation reports why for every spec
+  }
+  const specs = candidateGrid(target, {
+    ...opts,
+    variant,
+    dtype: problem.dtype,
+    capability: {
+      R: problem.R,
+      S: problem.S,
+      stride_h: problem.strideH,
+      stride_w: problem.strideW,
+      pad_h: problem.padH,
+      pad_w: problem.padW,
+    },
+    wo,
+  });
+  return filterCandidates(specs, () => problem);
+}

@@ -1,0 +1,38 @@
+/**
+ * Workgroup counts of one launch. The kernels decode a flat 1-D grid of spatial cells x channel
+ * tiles (x splits for split_c), recomputing the tile counts from the kernargs.
+ */
+import type { Problem } from './problem.js';
+import { outputExtent } from './problem.js';
+import type { Spec } from './spec.js';
+
+/** Tile counts and the flat workgroup count of one launch. */
+export interface LaunchGrid {
+  readonly wTiles: number;
+  readonly hTiles: number;
+  /** Output-channel tiles per image (grouped: summed over the merged groups). */
+  readonly kTiles: number;
+  readonly splits: number;
+  /** wTiles * hTiles * N * kTiles * splits. */
+  readonly workgroups: number;
+}
+
+/**
+ * The grid of `spec` over `problem` with `splits` channel slices (1 unless split_c). Assumes
+ * the positivity checks of `validate()` passed.
+ */
+export function launchGrid(spec: Spec, problem: Problem, splits = 1): LaunchGrid {
+  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
+  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
+  const wTiles = Math.ceil(Wo / spec.tile_w);
+  const hTiles = Math.ceil(Ho / spec.tile_h);
+  let kTiles: number;
+  if (spec.variant === 'grouped') {
+    const gm = spec.group_merge;
+    const kpg = problem.K / problem.groups;
+    kTiles = (problem.groups / gm) * Math.ceil((gm * kpg) / spec.tile_k);
+  } else {
+    kTiles = Math.ceil(problem.K / spec.tile_k);
+  }
+  return { wTiles, hTiles, kTiles, splits, workgroups: wTiles * hTiles * problem.N * kTiles * splits };
+}

@@ -1,0 +1,209 @@
+/**
+ * The kernel spec: every value baked into one compiled binary. Shapes (N, H, W, C, K, groups,
+ * split count) are runtime kernargs and are not part of it; filter size, stride and padding are.
+ */
+import { z } from 'zod';
+import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
+import { ATOMS, ATOM_NAMES, TARGET_NAMES, targetFacts, type AtomFacts } from './targets.js';
+
+/** Kernel variants: the dense LDS-halo kernel, its channel-split twin, and the grouped kernel. */
+export const VARIANTS = ['dense', 'split_c', 'grouped'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+const int = z.number().int();
+
+/**
+ * Strict spec schema: a missing or unknown field is an error and nothing takes a default, so a
+ * serialized spec reads back as exactly the spec that was written.
+ */
+export const SpecSchema = z
+  .object({
+    variant: z.enum(VARIANTS),
+    target: z.enum(TARGET_NAMES),
+    dtype: z.enum(DTYPES),
+    /** Filter rows and columns. */
+    R: int,
+    S: int,
+    stride_h: int,
+    stride_w: int,
+    pad_h: int,
+    pad_w: int,
+    /** Output rows, output columns and output channels per workgroup. */
+    tile_h: int,
+    tile_w: int,
+    tile_k: int,
+    /** Input channels staged per LDS chunk. */
+    ck: int,
+    /** Waves along tile_k and along tile_h. */
+    waves_m: int,
+    waves_n: int,
+    atom: z.enum(ATOM_NAMES),
+    /** Extra elements on the LDS pixel stride against bank conflicts. */
+    lds_pad: int,
+    /** Two LDS stages instead of one. */
+    double_buffer: z.boolean(),
+    /** AMD: remap workgroup ids so that `chiplet_chunk` consecutive ones land on one XCD. */
+    chiplet_swizzle: z.boolean(),
+    chiplet_chunk: int,
+    num_xcds: int,
+    /** Super-tile width along the channel tiles (1: spatial fastest). */
+    swizzle_wgm: int,
+    /** AMD `llvm.amdgcn.iglp.opt` level at the top of the channel loop, or none. */
+    iglp: int.nullable(),
+    /** AMD `amdgpu-waves-per-eu` minimum, or none. */
+    waves_per_eu: int.nullable(),
+    /** Adjacent groups packed into one block-diagonal MMA problem (grouped only; 1 elsewhere). */
+    group_merge: int,
+  })
+  .strict();
+
+export type Spec = z.infer<typeof SpecSchema>;
+
+/** Outcome of reading a spec. */
+export type SpecResult = { ok: true; spec: Spec } | { ok: false; reason: string };
+
+/** Parses an object against the strict schema (no defaults, no unknown keys). */
+export function parseSpec(input: unknown): SpecResult {
+  const r = SpecSchema.safeParse(input);
+  return r.success ? { ok: true, spec: r.data } : { ok: false, reason: zodReason(r.error) };
+}
+
+/** Canonical JSON of a spec: keys sorted, no whitespace. Equal specs give equal strings. */
+export function canonicalSpecJson(spec: Spec): string {
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(spec).sort()) sorted[key] = spec[key as keyof Spec];
+  return JSON.stringify(sorted);
+}
+
+/** Reads canonical (or any) JSON text back into a spec, strictly. */
+export function specFromJson(text: string): SpecResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, reason: `spec JSON does not parse: ${(e as Error).message}` };
+  }
+  return parseSpec(value);
+}
+
+/**
+ * Canonical kernel symbol name. Every spec field appears in a fixed order behind its own tag, so
+ * two specs share a name only when they are equal; candidates are de-duplicated by it.
+ * Example: `rocke_direct_dense_gfx950_bf16_r3s3_u1v1_p1q1_t16x32x128_ck16_w2x4_a32x32x16_lp8_cs1x8x64_wgm8_iglp0`.
+ */
+export function kernelName(spec: Spec): string {
+  const parts = [
+    'rocke_direct',
+    spec.variant,
+    spec.target,
+    spec.dtype,
+    `r${spec.R}s${spec.S}`,
+    `u${spec.stride_h}v${spec.stride_w}`,
+    `p${spec.pad_h}q${spec.pad_w}`,
+    `t${spec.tile_h}x${spec.tile_w}x${spec.tile_k}`,
+    `ck${spec.ck}`,
+    `w${spec.waves_m}x${spec.waves_n}`,
+    `a${spec.atom}`,
+    `lp${spec.lds_pad}`,
+    spec.double_buffer ? 'db' : '',
+    `cs${spec.chiplet_swizzle ? 1 : 0}x${spec.num_xcds}x${spec.chiplet_chunk}`,
+    `wgm${spec.swizzle_wgm}`,
+    spec.iglp === null ? '' : `iglp${spec.iglp}`,
+    spec.waves_per_eu === null ? '' : `we${spec.waves_per_eu}`,
+    spec.variant === 'grouped' || spec.group_merge !== 1 ? `gm${spec.group_merge}` : '',
+  ];
+  return parts.filter((p) => p.length > 0).join('_');
+}
+
+/** Compile-time geometry of a spec (rocke-notes §2.3), generalised to non-square atoms and wave32. */
+export interface SpecGeometry {
+  readonly atom: AtomFacts;
+  readonly waveSize: number;
+  readonly threads: number;
+  /** Atom columns across tile_w, atom rows across tile_k, atoms across ck. */
+  readonly colBlocks: number;
+  readonly mTiles: number;
+  readonly kAtoms: number;
+  /** Output rows per wave, atom rows per wave, atom columns per wave. */
+  readonly rowsPerWave: number;
+  readonly mTilesPerWave: number;
+  readonly nTilesPerWave: number;
+  /** Staged input window with its halo. */
+  readonly ldsInH: number;
+  readonly ldsInW: number;
+  /** LDS pixel stride in elements (ck + lds_pad). */
+  readonly cStride: number;
+  /** Elements of one X and one W stage, without the scratch tails. */
+  readonly ldsXElems: number;
+  readonly ldsWElems: number;
+  /** Scratch tail elements per array: one staging vector each (X: 8, W: fragA). */
+  readonly ldsXTail: number;
+  readonly ldsWTail: number;
+  /** Total LDS bytes per workgroup, tails and double buffering included. */
+  readonly ldsBytes: number;
+  /** f32 accumulators per lane. */
+  readonly accPerLane: number;
+  /** X staging: 8-channel vectors per pixel, vectors per stage, thread passes. */
+  readonly xChannelVectors: number;
+  readonly xVectors: number;
+  readonly xPasses: number;
+  /** W staging: fragment slots per stage and thread passes. */
+  readonly wSlots: number;
+  readonly wPasses: number;
+}
+
+/** Elements per X staging vector (16-byte loads). */
+export const X_VECTOR_ELEMS = 8;
+
+/**
+ * Geometry of a spec. Pure arithmetic: call it only on specs whose positivity and divisibility
+ * checks passed (`validate()` does); on others the numbers are meaningless, never an exception
+ * except for an unknown target.
+ */
+export function specGeometry(spec: Spec): SpecGeometry {
+  const atom = ATOMS[spec.atom];
+  const waveSize = targetFacts(spec.target).waveSize;
+  const threads = spec.waves_m * spec.waves_n * waveSize;
+  const colBlocks = spec.tile_w / atom.n;
+  const mTiles = spec.tile_k / atom.m;
+  const kAtoms = spec.ck / atom.k;
+  const rowsPerWave = spec.tile_h / spec.waves_n;
+  const mTilesPerWave = mTiles / spec.waves_m;
+  const nTilesPerWave = rowsPerWave * colBlocks;
+  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
+  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const cStride = spec.ck + spec.lds_pad;
+  const ldsXElems = ldsInH * ldsInW * cStride;
+  const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
+  const ldsXTail = X_VECTOR_ELEMS;
+  const ldsWTail = atom.fragA;
+  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsXTail + ldsWElems + ldsWTail) * (spec.double_buffer ? 2 : 1);
+  const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
+  const xVectors = ldsInH * ldsInW * xChannelVectors;
+  const wSlots = spec.R * spec.S * mTiles * kAtoms * waveSize;
+  return {
+    atom,
+    waveSize,
+    threads,
+    colBlocks,
+    mTiles,
+    kAtoms,
+    rowsPerWave,
+    mTilesPerWave,
+    nTilesPerWave,
+    ldsInH,
+    ldsInW,
+    cStride,
+    ldsXElems,
+    ldsWElems,
+    ldsXTail,
+    ldsWTail,
+    ldsBytes,
+    accPerLane: mTilesPerWave * nTilesPerWave * atom.accPerLane,
+    xChannelVectors,
+    xVectors,
+    xPasses: Math.ceil(xVectors / threads),
+    wSlots,
+    wPasses: Math.ceil(wSlots / threads),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Register-pressure estimate and the spill heuristic of rocke-notes §2.9. Not a validity rule:
+ * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
+ */
+import { specGeometry, type Spec } from './spec.js';
+import { TARGETS } from './targets.js';
+import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
+
+/** Live 32-bit registers per lane in the channel loop, by role. */
+export interface RegisterEstimate {
+  /** f32 accumulators. */
+  readonly acc: number;
+  /** Loop-carried loads of the next chunk: X vectors (4 dwords) and W fragments (fragA/2 dwords). */
+  readonly prefetch: number;
+  /** Activation fragments live across one filter column: ((rows-1)*stride + R) input rows x column blocks. */
+  readonly bFrags: number;
+  /** Weight fragments: one per atom row of the wave. */
+  readonly aFrags: number;
+  /** acc + prefetch + bFrags + aFrags. */
+  readonly live: number;
+  /** Registers per lane the heuristic allows before predicting a spill. */
+  readonly budget: number;
+}
+
+/** Share of the register budget past which builds started to spill on the gfx950 AOT grid. */
+export const SPILL_BUDGET_FRACTION = 0.8;
+
+/**
+ * Estimates live registers per lane. AMD budget: 0.8 x 512 / ceil(waves/4) (a workgroup's waves
+ * share 4 SIMDs of 512 registers per lane). sm_90 budget: 0.8 x 255 registers per thread; the same
+ * live count, not calibrated on compiled sm_90 builds. Call on validated specs.
+ */
+export function registerEstimate(spec: Spec): RegisterEstimate {
+  const g = specGeometry(spec);
+  const target = TARGETS[spec.target];
+  const dwordsA = g.atom.fragA / 2;
+  const dwordsB = g.atom.fragB / 2;
+  const acc = g.accPerLane;
+  const prefetch = g.xPasses * 4 + g.wPasses * dwordsA;
+  const bFrags = ((g.rowsPerWave - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
+  const aFrags = g.mTilesPerWave * dwordsA;
+  const waves = spec.waves_m * spec.waves_n;
+  const budget =
+    target.registers.kind === 'simd'
+      ? (SPILL_BUDGET_FRACTION * target.registers.perLane) / Math.ceil(waves / target.registers.simdsPerUnit)
+      : SPILL_BUDGET_FRACTION * target.registers.maxPerThread;
+  return { acc, prefetch, bFrags, aFrags, live: acc + prefetch + bFrags + aFrags, budget };
+}
+
+/** Why a spec is predicted to spill, or null. */
+export function spillReason(spec: Spec): string | null {
+  const r = registerEstimate(spec);
+  if (TARGETS[spec.target].vendor === 'amd' && r.acc >= MAX_ACCUMULATORS_PER_LANE) {
+    return `${r.acc} accumulators fill the ${MAX_ACCUMULATORS_PER_LANE}-register accumulator file`;
+  }
+  if (r.live > r.budget) {
+    return `about ${r.live} live registers per lane (acc ${r.acc} + prefetch ${r.prefetch} + B ${r.bFrags} + A ${r.aFrags}) exceed the budget ${r.budget.toFixed(1)}`;
+  }
+  return null;
+}
+
+/** Splits specs into those the heuristic keeps and those it drops, with reasons; order is kept. */
+export function spillFilter(specs: readonly Spec[]): { kept: Spec[]; dropped: { spec: Spec; reason: string }[] } {
+  const kept: Spec[] = [];
+  const dropped: { spec: Spec; reason: string }[] = [];
+  for (const spec of specs) {
+    const reason = spillReason(spec);
+    if (reason) dropped.push({ spec, reason });
+    else kept.push(spec);
+  }
+  return { kept, dropped };
+}

@@ -1,0 +1,171 @@
+/**
+ * Spec validation (rocke-notes §2.9, extended to split_c, grouped/group_merge and sm_90).
+ * `validate()` never throws: every failure, including malformed input, comes back as a reason.
+ */
+import { launchGrid } from './grid.js';
+import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
+import { SpecSchema, specGeometry, type Spec } from './spec.js';
+import { ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, TARGETS } from './targets.js';
+
+/** Outcome of validation. */
+export type Validation = { ok: true } | { ok: false; reason: string };
+
+/** Options for {@link validate}. */
+export interface ValidateOptions {
+  /** split_c: the runtime split count to check (default 1). Other variants accept only 1. */
+  splits?: number;
+}
+
+/** Accumulators per lane past which the AMD backend's scheduler hangs (rocke-notes §2.9). */
+export const MAX_ACCUMULATORS_PER_LANE = 256;
+/** Bytes per fp32 workspace element. */
+export const WORKSPACE_ELEMENT_BYTES = 4;
+
+const OK: Validation = { ok: true };
+const fail = (reason: string): Validation => ({ ok: false, reason });
+const hex = (n: number): string => `0x${n.toString(16).toUpperCase()}`;
+
+/** Checks that need only the spec (positivity first, then divisibility, then resources). */
+function validateSpecOnly(s: Spec): string | null {
+  const target = TARGETS[s.target];
+  const atom = ATOMS[s.atom];
+  if (!target.atoms.includes(s.atom)) {
+    return `atom ${s.atom} is not available on ${s.target} (it has ${target.atoms.join(', ')})`;
+  }
+  for (const f of ['R', 'S', 'stride_h', 'stride_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
+    if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
+  }
+  for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds', 'group_merge'] as const) {
+    if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
+  }
+  if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
+  if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;
+  if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
+  if (s.tile_w % atom.n !== 0) return `tile_w ${s.tile_w} is not a multiple of the atom's N ${atom.n} (${s.atom})`;
+  if (s.tile_k % atom.m !== 0) return `tile_k ${s.tile_k} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
+  if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n}`;
+  if ((s.tile_k / atom.m) % s.waves_m !== 0) {
+    return `tile_k/M = ${s.tile_k / atom.m} atom rows do not split over waves_m ${s.waves_m}`;
+  }
+  if (s.ck % atom.k !== 0) return `ck ${s.ck} is not a multiple of the atom's K ${atom.k} (${s.atom})`;
+  if (s.ck % 8 !== 0) return `ck ${s.ck} is not a multiple of 8 (16-byte staging vectors)`;
+  if (s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} is not a multiple of 8 (16-byte aligned LDS vectors)`;
+  if (s.iglp !== null && s.iglp < 0) return `iglp must be null or >= 0 (got ${s.iglp})`;
+  if (s.waves_per_eu !== null && s.waves_per_eu < 1) return `waves_per_eu must be null or >= 1 (got ${s.waves_per_eu})`;
+  if (target.vendor === 'nvidia') {
+    if (s.iglp !== null) return `iglp is an AMD scheduling hint; ${s.target} specs need iglp null`;
+    if (s.waves_per_eu !== null) return `waves_per_eu is an AMD attribute; ${s.target} specs need waves_per_eu null`;
+    if (s.chiplet_swizzle) return `${s.target} has no chiplets (XCDs); chiplet_swizzle must be false`;
+  } else if (s.waves_per_eu !== null && target.registers.kind === 'simd' && s.waves_per_eu > target.registers.maxWavesPerSimd) {
+    return `waves_per_eu ${s.waves_per_eu} exceeds ${target.registers.maxWavesPerSimd} waves per SIMD on ${s.target}`;
+  }
+  if (s.variant !== 'grouped' && s.group_merge !== 1) {
+    return `group_merge ${s.group_merge} needs the grouped variant (${s.variant} specs use 1)`;
+  }
+  const g = specGeometry(s);
+  if (g.threads > target.maxThreadsPerBlock) {
+    return `${g.threads} threads per workgroup exceed ${target.maxThreadsPerBlock} on ${s.target}`;
+  }
+  if (g.ldsBytes > target.sharedBytesPerBlock) {
+    return `LDS ${g.ldsBytes} bytes exceed the ${target.sharedBytesPerBlock}-byte limit of ${s.target}`;
+  }
+  if (g.accPerLane > MAX_ACCUMULATORS_PER_LANE) {
+    return `${g.accPerLane} accumulators per lane exceed ${MAX_ACCUMULATORS_PER_LANE}`;
+  }
+  return null;
+}
+
+/** Checks that tie the spec to one launch of `p` (a whole batch or one chunk of it). */
+function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | null {
+  const problemReason = checkProblem(p);
+  if (problemReason) return problemReason;
+  if (p.dtype !== s.dtype) return `problem dtype ${p.dtype} does not match the spec's ${s.dtype}`;
+  if (p.dilationH !== 1 || p.dilationW !== 1) {
+    return `dilation ${p.dilationH}x${p.dilationW} is not supported (the direct kernels need dilation 1)`;
+  }
+  if (p.R !== s.R || p.S !== s.S) return `problem filter ${p.R}x${p.S} does not match the spec's baked ${s.R}x${s.S}`;
+  if (p.strideH !== s.stride_h || p.strideW !== s.stride_w) {
+    return `problem stride ${p.strideH}x${p.strideW} does not match the spec's baked ${s.stride_h}x${s.stride_w}`;
+  }
+  if (p.padH !== s.pad_h || p.padW !== s.pad_w) {
+    return `problem padding ${p.padH}x${p.padW} does not match the spec's baked ${s.pad_h}x${s.pad_w}`;
+  }
+  const atom = ATOMS[s.atom];
+  const geo = problemGeometry(p);
+  if (s.variant === 'grouped') {
+    const gm = s.group_merge;
+    if (p.groups % gm !== 0) return `group_merge ${gm} does not divide groups ${p.groups}`;
+    const mc = gm * geo.cpg;
+    const mk = gm * geo.kpg;
+    if (mc % s.ck !== 0) {
+      return `group_merge ${gm} x cpg ${geo.cpg} = ${mc} merged input channels is not a multiple of ck ${s.ck}`;
+    }
+    if (mk % atom.m !== 0) {
+      return `group_merge ${gm} x kpg ${geo.kpg} = ${mk} merged output channels is not a multiple of the atom's M ${atom.m} (${s.atom})`;
+    }
+    if (mk < s.tile_k) {
+      return `group_merge ${gm} x kpg ${geo.kpg} = ${mk} merged output channels do not fill tile_k ${s.tile_k}`;
+    }
+  } else {
+    if (p.groups !== 1) return `the ${s.variant} variant needs groups == 1 (got ${p.groups}); use the grouped variant`;
+    if (p.K % atom.m !== 0) return `K ${p.K} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
+    if (p.C % s.ck !== 0) return `C ${p.C} is not a multiple of ck ${s.ck}`;
+  }
+  if (s.variant === 'split_c') {
+    if (!Number.isInteger(splits) || splits < 1) return `splits must be an integer >= 1 (got ${splits})`;
+    if (p.C % splits !== 0) return `splits ${splits} does not divide C ${p.C}`;
+    const perSplit = p.C / splits;
+    if (perSplit % s.ck !== 0) return `C/splits = ${perSplit} channels per split is not a multiple of ck ${s.ck}`;
+    const wsBytes = WORKSPACE_ELEMENT_BYTES * splits * p.N * geo.Ho * geo.Wo * p.K;
+    if (wsBytes > MAX_TENSOR_BYTES) {
+      return `workspace [splits ${splits}, N ${p.N}, Ho ${geo.Ho}, Wo ${geo.Wo}, K ${p.K}] fp32 is ${wsBytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})`;
+    }
+  } else if (splits !== 1) {
+    return `splits ${splits} needs the split_c variant (${s.variant} runs the whole channel loop)`;
+  }
+  const tensors: [string, number][] = [
+    ['x', geo.xBytes],
+    ['w', geo.wBytes],
+    ['y', geo.yBytes],
+  ];
+  for (const [name, bytes] of tensors) {
+    if (bytes > MAX_TENSOR_BYTES) {
+      const hint = name === 'w' ? '' : '; plan() splits the batch into chunks';
+      return `${name} is ${bytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})${hint}`;
+    }
+  }
+  // The last prefetch reads one chunk (two when double-buffered) past the channel end from the sentinel offset.
+  const headroom = MAX_TENSOR_BYTES + ELEMENT_BYTES * (p.C + (s.double_buffer ? 2 : 1) * s.ck);
+  if (headroom > I32_MAX) return `C ${p.C} is too large: the sentinel offset plus one channel chunk passes 2^31 - 1`;
+  const grid = launchGrid(s, p, splits);
+  if (grid.workgroups > MAX_GRID) {
+    return `grid of ${grid.workgroups} workgroups exceeds 2^31 - 1; grow the tile or split the batch`;
+  }
+  return null;
+}
+
+/**
+ * Validates a spec, alone or for one launch over `problem`. Never throws: a malformed spec or
+ * problem, an unknown target and internal errors all come back as `{ok: false, reason}`.
+ */
+export function validate(spec: unknown, problem?: unknown, options: ValidateOptions = {}): Validation {
+  try {
+    const parsedSpec = SpecSchema.safeParse(spec);
+    if (!parsedSpec.success) return fail(`spec ${zodReason(parsedSpec.error)}`);
+    const s = parsedSpec.data;
+    const specReason = validateSpecOnly(s);
+    if (specReason) return fail(specReason);
+    if (problem === undefined) {
+      const splits = options.splits ?? 1;
+      if (!Number.isInteger(splits) || splits < 1) return fail(`splits must be an integer >= 1 (got ${splits})`);
+      if (s.variant !== 'split_c' && splits !== 1) return fail(`splits ${splits} needs the split_c variant`);
+      return OK;
+    }
+    const parsedProblem = ProblemSchema.safeParse(problem);
+    if (!parsedProblem.success) return fail(`problem ${zodReason(parsedProblem.error)}`);
+    const reason = validateAgainstProblem(s, parsedProblem.data, options.splits ?? 1);
+    return reason ? fail(reason) : OK;
+  } catch (e) {
+    return fail(`validation failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
