@@ -1,6 +1,6 @@
 // Test-only helpers: compile the package's .ll fixtures with LLVM 22 (and ptxas) into real
 // code objects during the test run. Not exported from the package.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -125,8 +125,10 @@ export function compileNv(dir: string, name: string, ll: string, ptxas: string):
   const cubin = join(dir, `${name}.cubin`);
   writeFileSync(src, ll);
   run(llc, ['-mtriple=nvptx64-nvidia-cuda', '-mcpu=sm_90', '-mattr=+ptx80', src, '-o', ptx]);
-  const log = execFileSync(ptxas, ['-arch=sm_90', '-v', ptx, '-o', cubin], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return { cubin: new Uint8Array(readFileSync(cubin)), ptxasLog: log };
+  // ptxas -v writes its report to stderr.
+  const res = spawnSync(ptxas, ['-arch=sm_90', '-v', ptx, '-o', cubin], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`ptxas failed (${String(res.status)}): ${res.stderr}`);
+  return { cubin: new Uint8Array(readFileSync(cubin)), ptxasLog: `${res.stdout}${res.stderr}` };
 }
 
 /**
