@@ -7,7 +7,8 @@ import { compileAll, type JobStatus } from './compile-all.js';
 import { axpyFamily } from './families/axpy.js';
 import type { Family } from './family.js';
 import { LlvmToolchain, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
-import { digestTwinPruner } from './testing/digest-twin-pruner.js';
+import { elfPrunePruner } from './elf-prune-pruner.js';
+import { relabel } from './testing/relabel.js';
 
 const toolchain = new LlvmToolchain();
 
@@ -36,25 +37,20 @@ function tempCache(): KernelCache {
 }
 
 describe('compileAll with the real LLVM toolchain', () => {
-  it('compiles, isolates failures, prunes twins, then skips everything up to date', async () => {
+  it('compiles, isolates failures, prunes spills and twins with elf-prune, then skips everything up to date', async () => {
     const cache = tempCache();
-    const family = axpyFamily({ scales: [1, 2], brokenCount: 1 });
+    // Plain kernels pose as split_c and the spilling one as grouped (prunable), the scratch kernel
+    // as dense (never pruned), so elf-prune's real rules apply to real binaries.
+    const family = relabel(axpyFamily({ scales: [1, 2], brokenCount: 1 }), { plain: 'split_c', pressure: 'grouped', scratch: 'dense' });
     const { compiler, stats } = counting(toolchain);
     const seen: JobStatus[] = [];
     let total = -1;
-    const report = await compileAll({
-      cache,
-      families: [family],
-      compiler,
-      targets: ['gfx950', 'sm_90'],
-      pruner: digestTwinPruner,
-      jobs: 2,
-      progress: { start: (n) => (total = n), done: (s) => seen.push(s) },
-    });
-    // gfx950: 2 scales x {None, 3} + scratch + broken = 6; sm_90: 2 + scratch + broken = 4.
-    expect(total).toBe(10);
-    expect(report.total).toBe(10);
-    expect(report.compiled).toBe(8);
+    const options = { cache, families: [family], compiler, targets: ['gfx950', 'sm_90'] as TargetName[], pruner: elfPrunePruner(), jobs: 2 };
+    const report = await compileAll({ ...options, progress: { start: (n) => (total = n), done: (s) => seen.push(s) } });
+    // gfx950: 2 scales x {None, 3} + scratch + pressure + broken = 7; sm_90: 2 + scratch + pressure + broken = 5.
+    expect(total).toBe(12);
+    expect(report.total).toBe(12);
+    expect(report.compiled).toBe(10);
     expect(report.cached).toBe(0);
     expect(report.failed.map((f) => [f.target, f.stage, f.kernelName])).toEqual([
       ['gfx950', 'compile', 'axpy_broken_0'],
@@ -62,31 +58,40 @@ describe('compileAll with the real LLVM toolchain', () => {
     ]);
     expect(report.failed[0]!.message).toMatch(/opt failed/);
     expect(seen.filter((s) => s === 'failed')).toHaveLength(2);
-    expect(seen).toHaveLength(10);
-    // Both waves_per_eu=3 builds on gfx950 link to the same bytes as their None twins.
-    expect(report.prunedByReason).toEqual({ 'we3-twin': 2 });
+    expect(seen).toHaveLength(12);
     const { entries } = cache.listEntries();
-    expect(entries).toHaveLength(8);
-    const marked = entries.filter((e) => e.pruned);
-    expect(marked.map((e) => [e.identity.target, (e.identity.spec as { wavesPerEu: number }).wavesPerEu])).toEqual([
-      ['gfx950', 3],
-      ['gfx950', 3],
-    ]);
-    expect(entries.filter((e) => e.identity.target === 'sm_90').every((e) => e.code.kind === 'cubin' || e.code.kind === 'ptx')).toBe(true);
-    expect(stats.calls).toBe(10);
-
-    const again = await compileAll({ cache, families: [family], compiler, targets: ['gfx950', 'sm_90'], pruner: digestTwinPruner, jobs: 2 });
-    expect([again.compiled, again.rebuilt, again.cached, again.failed.length]).toEqual([0, 0, 8, 2]);
-    expect(again.prunedByReason).toEqual({ 'we3-twin': 2 });
-    // Only the two broken kernels were tried again.
+    expect(entries).toHaveLength(10);
+    const marks = entries
+      .filter((e) => e.pruned)
+      .map((e) => [e.identity.target, e.kernelName, e.pruned!.reason])
+      .sort();
+    const spillsOnNvidia = entries.some((e) => e.identity.target === 'sm_90' && e.code.kind === 'cubin');
+    expect(marks).toEqual(
+      [
+        ['gfx950', 'axpy_s1_pressure', 'spills'],
+        ['gfx950', 'axpy_s1_we3', 'waves_per_eu-twin'],
+        ['gfx950', 'axpy_s2_we3', 'waves_per_eu-twin'],
+        ...(spillsOnNvidia ? [['sm_90', 'axpy_s1_pressure', 'spills']] : []),
+      ].sort(),
+    );
+    expect(report.prunedByReason).toEqual({ spills: spillsOnNvidia ? 2 : 1, 'waves_per_eu-twin': 2 });
+    // The dense-labelled scratch kernel uses scratch memory but is never pruned.
+    expect(entries.filter((e) => e.identity.variant === 'dense').every((e) => e.pruned === null)).toBe(true);
+    expect(entries.every((e) => e.code.kind === 'ptx' || (e.facts as { textDigest?: string }).textDigest?.length === 64)).toBe(true);
     expect(stats.calls).toBe(12);
+
+    const again = await compileAll(options);
+    expect([again.compiled, again.rebuilt, again.cached, again.failed.length]).toEqual([0, 0, 10, 2]);
+    expect(again.prunedByReason).toEqual(report.prunedByReason);
+    // Only the two broken kernels were tried again.
+    expect(stats.calls).toBe(14);
   });
 
   it('rebuilds an entry whose code blob was truncated, and one whose IR changed', async () => {
     const cache = tempCache();
     const family = axpyFamily({ scales: [3], targets: ['gfx942'] });
     await compileAll({ cache, families: [family], compiler: toolchain, jobs: 2 });
-    const [first] = cache.listEntries().entries.filter((e) => e.identity.variant === 'plain');
+    const [first] = cache.listEntries().entries.filter((e) => e.kernelName === 'axpy_s3');
     truncateSync(cache.blobPath(first!.code.digest), 10);
     const changed: Family = {
       ...family,
@@ -97,9 +102,9 @@ describe('compileAll with the real LLVM toolchain', () => {
     };
     const { compiler, stats } = counting(toolchain);
     const report = await compileAll({ cache, families: [changed], compiler, jobs: 2 });
-    // The waves_per_eu twins share one content-addressed code blob, so both see it corrupt.
-    expect(report.rebuiltByCause).toEqual({ 'corrupt-blob': 2, 'IR changed': 1 });
-    expect([report.rebuilt, report.cached, stats.calls]).toEqual([3, 0, 3]);
+    expect(report.rebuiltByCause).toEqual({ 'corrupt-blob': 1, 'IR changed': 1 });
+    // gfx942 has plain None + plain we3 + scratch + pressure: two rebuilt, two up to date.
+    expect([report.rebuilt, report.cached, stats.calls]).toEqual([2, 2, 2]);
     expect(cache.checkBlob(first!.code).ok).toBe(true);
     expect(report.pruneApplied).toBe(false);
     expect(report.pruned).toEqual([]);

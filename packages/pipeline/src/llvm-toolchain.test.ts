@@ -1,3 +1,4 @@
+import { kernelFacts } from '@rocke/elf-prune';
 import { describe, expect, it } from 'vitest';
 import { axpyFamily } from './families/axpy.js';
 import { LlvmToolchain, ToolError, findLlvmTools, isTargetName } from './llvm-toolchain.js';
@@ -25,14 +26,30 @@ describe('LlvmToolchain', () => {
     }
   });
 
-  it('links a waves_per_eu=3 twin of a simple kernel to byte-identical code', async () => {
+  it('links a waves_per_eu=3 twin of a simple kernel to identical code bytes', async () => {
     const fam = axpyFamily({ scales: [1] });
     const cands = fam.candidates('gfx950').filter((c) => c.variant === 'plain');
-    expect(cands.map((c) => (c.spec as { wavesPerEu: number | null }).wavesPerEu)).toEqual([null, 3]);
-    const [a, b] = await Promise.all(cands.map((c) => tc.compile(fam.build(c, 'gfx950', tc.flavor).ir, 'gfx950')));
-    expect(Buffer.from(a!.bytes).equals(Buffer.from(b!.bytes))).toBe(true);
-    const irs = cands.map((c) => fam.build(c, 'gfx950', tc.flavor).ir);
-    expect(irs[0]).not.toBe(irs[1]);
+    expect(cands.map((c) => (c.spec as { waves_per_eu: number | null }).waves_per_eu)).toEqual([null, 3]);
+    const built = cands.map((c) => fam.build(c, 'gfx950', tc.flavor));
+    expect(built.map((k) => k.kernelName)).toEqual(['axpy_s1', 'axpy_s1_we3']);
+    const codes = await Promise.all(built.map((k) => tc.compile(k.ir, 'gfx950')));
+    const facts = codes.map((c, i) => kernelFacts(c.bytes, built[i]!.kernelName));
+    expect(facts[0]!.textDigest).toBe(facts[1]!.textDigest);
+    expect(built[0]!.ir).not.toBe(built[1]!.ir);
+  });
+
+  it('makes the pressure kernel spill and the scratch kernel use scratch, on both vendors', async () => {
+    const fam = axpyFamily({ scales: [1] });
+    for (const target of ['gfx950', 'sm_90'] as const) {
+      const byKind = new Map(fam.candidates(target).map((c) => [c.variant, c]));
+      const pressure = fam.build(byKind.get('pressure')!, target, tc.flavor);
+      const scratch = fam.build(byKind.get('scratch')!, target, tc.flavor);
+      const pf = kernelFacts((await tc.compile(pressure.ir, target)).bytes, pressure.kernelName);
+      const sf = kernelFacts((await tc.compile(scratch.ir, target)).bytes, scratch.kernelName);
+      expect(pf.spills.any).toBe(true);
+      expect(sf.spills.any).toBe(false);
+      expect(sf.scratchBytes).toBeGreaterThan(0);
+    }
   });
 
   it('reports a failing tool with its command and stderr', async () => {

@@ -2,13 +2,18 @@ import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../hash.js';
 import { TARGETS, type TargetName } from '../llvm-toolchain.js';
 
-/** Spec of an {@link axpyFamily} kernel: `y[i] = scale * x[i] + y[i]` over `i < n`. */
+/**
+ * Spec of an {@link axpyFamily} kernel: `y[i] = scale * x[i] + y[i]` over `i < n`.
+ * - `plain`: just that;
+ * - `scratch`: x goes through a dynamically indexed 4 KiB private array (scratch / local memory);
+ * - `pressure`: 96 values held live under a register cap (`amdgpu-num-vgpr`=32 / `.maxnreg 24`),
+ *   so the register allocator must spill.
+ */
 export interface AxpySpec {
+  kind: 'plain' | 'scratch' | 'pressure';
   scale: number;
-  /** AMD `amdgpu-waves-per-eu` minimum, or null for none. NVIDIA ignores it. */
-  wavesPerEu: number | null;
-  /** Adds a dynamically indexed 4 KiB private array, which forces scratch / local memory. */
-  scratch: boolean;
+  /** AMD `amdgpu-waves-per-eu` minimum, or null for none (same field name as conv-direct specs). */
+  waves_per_eu: number | null;
 }
 
 /** Options of {@link axpyFamily}. */
@@ -24,7 +29,8 @@ const AMD_TARGETS: ReadonlySet<TargetName> = new Set(['gfx950', 'gfx942']);
 /**
  * A small hand-written kernel family (`axpy`). It checks the toolchain and the compile-all engine
  * end to end without any conv kernel: per scale one plain kernel, on AMD also a waves_per_eu=3
- * twin (same code, so it compiles to identical bytes) and one kernel that needs scratch memory.
+ * twin (same code, so it compiles to identical code bytes), one kernel that needs scratch memory
+ * and one that spills registers.
  * Not part of the default family set; select it with `--family axpy`.
  */
 export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
@@ -37,10 +43,11 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
       const amd = AMD_TARGETS.has(target);
       const out: KernelCandidate[] = [];
       for (const scale of scales) {
-        out.push(candidate({ scale, wavesPerEu: null, scratch: false }));
-        if (amd) out.push(candidate({ scale, wavesPerEu: 3, scratch: false }));
+        out.push(candidate({ kind: 'plain', scale, waves_per_eu: null }));
+        if (amd) out.push(candidate({ kind: 'plain', scale, waves_per_eu: 3 }));
       }
-      out.push(candidate({ scale: scales[0] ?? 1, wavesPerEu: null, scratch: true }));
+      out.push(candidate({ kind: 'scratch', scale: scales[0] ?? 1, waves_per_eu: null }));
+      out.push(candidate({ kind: 'pressure', scale: scales[0] ?? 1, waves_per_eu: null }));
       for (let i = 0; i < brokenCount; i++) out.push({ variant: 'broken', spec: { index: i } });
       return out;
     },
@@ -56,15 +63,16 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
 }
 
 function candidate(spec: AxpySpec): KernelCandidate {
-  return { variant: spec.scratch ? 'scratch' : 'plain', spec: spec as unknown as JsonValue };
+  return { variant: spec.kind, spec: { ...spec } };
 }
 
 function parseSpec(spec: JsonValue): AxpySpec {
   const s = spec as Partial<AxpySpec> | null;
-  if (!s || typeof s.scale !== 'number' || typeof s.scratch !== 'boolean' || !(s.wavesPerEu === null || typeof s.wavesPerEu === 'number')) {
+  const kinds: readonly unknown[] = ['plain', 'scratch', 'pressure'];
+  if (!s || !kinds.includes(s.kind) || typeof s.scale !== 'number' || !(s.waves_per_eu === null || typeof s.waves_per_eu === 'number')) {
     throw new TypeError(`not an axpy spec: ${JSON.stringify(spec)}`);
   }
-  return { scale: s.scale, wavesPerEu: s.wavesPerEu, scratch: s.scratch };
+  return { kind: s.kind as AxpySpec['kind'], scale: s.scale, waves_per_eu: s.waves_per_eu };
 }
 
 /** LLVM's exact hex spelling of a float constant (always valid, no rounding questions). */
@@ -76,17 +84,22 @@ function floatConst(v: number): string {
 
 function emit(spec: AxpySpec, target: TargetName): BuiltKernel {
   const amd = AMD_TARGETS.has(target);
-  // The name leaves waves_per_eu out on purpose: the two twins then link to byte-identical code.
-  const kernelName = `axpy_s${String(spec.scale).replace(/[^0-9a-zA-Z]/g, '_')}${spec.scratch ? '_scratch' : ''}`;
+  const kernelName = [
+    'axpy',
+    `s${String(spec.scale).replace(/[^0-9a-zA-Z]/g, '_')}`,
+    ...(spec.kind === 'plain' ? [] : [spec.kind]),
+    ...(spec.waves_per_eu === null ? [] : [`we${spec.waves_per_eu}`]),
+  ].join('_');
   const g = 'ptr addrspace(1)';
   const tid = amd ? '@llvm.amdgcn.workitem.id.x' : '@llvm.nvvm.read.ptx.sreg.tid.x';
   const bid = amd ? '@llvm.amdgcn.workgroup.id.x' : '@llvm.nvvm.read.ptx.sreg.ctaid.x';
   const cc = amd ? 'amdgpu_kernel' : 'ptx_kernel';
   const pa = amd ? ', addrspace(5)' : '';
   const pp = amd ? 'ptr addrspace(5)' : 'ptr';
-  const attrs = amd
-    ? `"amdgpu-flat-work-group-size"="1,256"${spec.wavesPerEu === null ? '' : ` "amdgpu-waves-per-eu"="${spec.wavesPerEu}"`}`
-    : '"nvvm.maxntid"="256"';
+  const attrList = amd ? ['"amdgpu-flat-work-group-size"="1,256"'] : ['"nvvm.maxntid"="256"'];
+  if (amd && spec.waves_per_eu !== null) attrList.push(`"amdgpu-waves-per-eu"="${spec.waves_per_eu}"`);
+  if (spec.kind === 'pressure') attrList.push(amd ? '"amdgpu-num-vgpr"="32"' : '"nvvm.maxnreg"="24"');
+  const attrs = attrList.join(' ');
   const lines = [
     `target triple = "${amd ? 'amdgcn-amd-amdhsa' : 'nvptx64-nvidia-cuda'}"`,
     '',
@@ -105,7 +118,20 @@ function emit(spec: AxpySpec, target: TargetName): BuiltKernel {
     `  %vy = load float, ${g} %py, align 4`,
   ];
   let xv = '%vx';
-  if (spec.scratch) {
+  if (spec.kind === 'pressure') {
+    // 96 volatile loads (kept in order) multiplied in reverse: all 96 values are live at once.
+    const n = 96;
+    for (let k = 0; k < n; k++) {
+      lines.push(`  %pp${k} = getelementptr float, ${g} %x, i32 ${k}`, `  %pv${k} = load volatile float, ${g} %pp${k}, align 4`);
+    }
+    let acc = '%pv0';
+    for (let k = 1; k < n; k++) {
+      lines.push(`  %pa${k} = fmul float ${acc}, %pv${n - k}`);
+      acc = `%pa${k}`;
+    }
+    xv = acc;
+  }
+  if (spec.kind === 'scratch') {
     // A 1024-float private array written in a loop and read at a data-dependent index cannot be
     // promoted to registers, so the kernel needs scratch (AMD) / local memory (NVIDIA).
     lines.push(

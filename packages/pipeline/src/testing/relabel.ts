@@ -1,0 +1,13 @@
+// Test helper: presents a family's candidates under other variant names (e.g. to run
+// elf-prune's grouped/split_c rules over the hand-written axpy kernels).
+import type { Family } from '../family.js';
+
+export function relabel(family: Family, names: Record<string, string>): Family {
+  const back = new Map(Object.entries(names).map(([from, to]) => [to, from]));
+  return {
+    name: family.name,
+    targets: family.targets,
+    candidates: (t) => family.candidates(t).map((c) => ({ ...c, variant: names[c.variant] ?? c.variant })),
+    build: (c, t, f) => family.build({ ...c, variant: back.get(c.variant) ?? c.variant }, t, f),
+  };
+}
