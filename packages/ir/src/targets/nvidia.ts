@@ -1,0 +1,97 @@
+/** NVIDIA sm_90 (H100/H200): nvptx64-nvidia-cuda, warp32, predicated global memory, mma.sync. */
+import { Builder } from '../builder.js';
+import { zero } from '../constants.js';
+import type { FnAttribute, Value } from '../ir.js';
+import { Module } from '../module.js';
+import { i32, i64, i8, sizeOf, typeToString, voidT } from '../types.js';
+import { mmaSyncAtom } from './atoms.js';
+import type { Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
+import { TargetError, atomKey, checkKernelOptions, findAtom } from './target.js';
+
+/** LLVM 22's data layout for nvptx64-nvidia-cuda. */
+export const NVPTX64_DATA_LAYOUT = 'e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64';
+
+function checkOffset(byteOffset: Value): void {
+  if (byteOffset.type.kind !== 'int' || byteOffset.type.bits !== 32) throw new TargetError(`sm_90: buffer byte offsets are i32, got ${typeToString(byteOffset.type)}`);
+}
+
+/** Address and in-range predicate (`offset + size <= numBytes`, offset unsigned) of an access. */
+function access(b: Builder, buf: GlobalBuffer, byteOffset: Value, bytes: number): { addr: Value; inRange: Value } {
+  if (buf.vendor !== 'nvidia') throw new TargetError(`sm_90: buffer was made for ${buf.vendor}`);
+  checkOffset(byteOffset);
+  const off = b.zext(byteOffset, i64);
+  const end = b.add(off, bytes);
+  const inRange = b.icmp('ule', end, buf.numBytes, 'in.range');
+  const addr = b.gep(i8, buf.handle, [off]);
+  return { addr, inRange };
+}
+
+/** sm_90: 227 KiB shared memory per block with the dynamic opt-in (48 KiB static), mma.sync m16n8k16. */
+export function sm90Target(): Target {
+  const atoms = [mmaSyncAtom('sm_90', 'f16'), mmaSyncAtom('sm_90', 'bf16')];
+  const t: Target = {
+    name: 'sm_90',
+    vendor: 'nvidia',
+    flavor: 'llvm22',
+    triple: 'nvptx64-nvidia-cuda',
+    dataLayout: NVPTX64_DATA_LAYOUT,
+    cpu: 'sm_90',
+    features: '+ptx80',
+    waveSize: 32,
+    ldsBytes: 227 * 1024,
+    staticLdsBytes: 48 * 1024,
+    maxThreadsPerBlock: 1024,
+    kernelCallingConv: 'ptx_kernel',
+    atoms,
+
+    createModule: () => new Module({ triple: t.triple, dataLayout: t.dataLayout }),
+
+    kernelAttributes(o: KernelOptions): FnAttribute[] {
+      checkKernelOptions(t, o);
+      // LLVM 21+ spells launch bounds as function attributes (legacy !nvvm.annotations are auto-upgraded).
+      const attrs: FnAttribute[] = [{ key: 'nvvm.maxntid', value: `${o.workgroupSize},1,1` }];
+      if (o.minBlocksPerSm !== undefined) {
+        if (!Number.isInteger(o.minBlocksPerSm) || o.minBlocksPerSm < 1) throw new TargetError(`sm_90: minBlocksPerSm must be a positive integer, got ${o.minBlocksPerSm}`);
+        attrs.push({ key: 'nvvm.minctasm', value: `${o.minBlocksPerSm}` });
+      }
+      attrs.push(...(o.attributes ?? []));
+      return attrs;
+    },
+
+    kernel(module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder {
+      const fn = module.addFunction(name, voidT, params, { callingConv: 'ptx_kernel', attributes: t.kernelAttributes(o) });
+      return new Builder(module, fn);
+    },
+
+    workitemId: (b: Builder, axis: Axis) => b.intrinsic(`llvm.nvvm.read.ptx.sreg.tid.${axis}`, i32, [], { name: `tid.${axis}` }),
+    workgroupId: (b: Builder, axis: Axis) => b.intrinsic(`llvm.nvvm.read.ptx.sreg.ctaid.${axis}`, i32, [], { name: `wgid.${axis}` }),
+    laneId: (b: Builder) => b.intrinsic('llvm.nvvm.read.ptx.sreg.laneid', i32, [], { name: 'lane' }),
+
+    barrier(b: Builder): void {
+      // bar.sync orders shared-memory accesses of the block; this is LLVM 22's name for barrier0.
+      b.intrinsic('llvm.nvvm.barrier.cta.sync.aligned.all', voidT, [0]);
+    },
+
+    globalBuffer(b: Builder, base: Value, numBytes: Value): GlobalBuffer {
+      if (base.type.kind !== 'ptr' || base.type.addrspace !== 1) throw new TargetError(`sm_90: global buffer base must be ptr addrspace(1), got ${typeToString(base.type)}`);
+      if (numBytes.type.kind !== 'int' || (numBytes.type.bits !== 32 && numBytes.type.bits !== 64)) throw new TargetError(`sm_90: buffer size must be i32 or i64, got ${typeToString(numBytes.type)}`);
+      return { vendor: 'nvidia', handle: base, numBytes: numBytes.type.bits === 64 ? numBytes : b.zext(numBytes, i64) };
+    },
+
+    globalLoad(b, buf, byteOffset, type, o = {}): Value {
+      const { addr, inRange } = access(b, buf, byteOffset, sizeOf(type));
+      // A guarded load (ptxas predicates it): an out-of-range address is never dereferenced.
+      const [v] = b.ifThenElse(inRange, () => [b.load(type, addr, { align: o.align })], () => [zero(type)], o.name ?? 'gload');
+      return v!;
+    },
+
+    globalStore(b, buf, byteOffset, value, o = {}): void {
+      const { addr, inRange } = access(b, buf, byteOffset, sizeOf(value.type));
+      b.ifThen(inRange, () => b.store(value, addr, { align: o.align }), 'gstore');
+    },
+
+    atom: (q) => findAtom(t.name, atoms, q),
+    hasAtom: (q) => atoms.some((a) => a.name === atomKey(q)),
+  };
+  return t;
+}

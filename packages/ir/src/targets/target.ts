@@ -1,0 +1,174 @@
+/**
+ * The target interface: everything a kernel needs to know about a GPU, so a kernel algorithm is
+ * written once and lowered to AMD or NVIDIA by swapping the target object.
+ */
+import type { Builder } from '../builder.js';
+import type { FnAttribute, Value } from '../ir.js';
+import type { Module } from '../module.js';
+import type { Type, VectorType } from '../types.js';
+
+export type TargetName = 'gfx950' | 'gfx942' | 'sm_90';
+export type Vendor = 'amd' | 'nvidia';
+export type Axis = 'x' | 'y' | 'z';
+/** The LLVM major version the emitted text is written for. */
+export type Flavor = 'llvm22';
+export const FLAVORS: readonly Flavor[] = ['llvm22'];
+/** Input element type of an MMA atom (accumulation is always f32). */
+export type MmaDtype = 'f16' | 'bf16';
+
+/** A matrix coordinate: `row` and `col` of A (m×k), B (k×n) or C/D (m×n). */
+export interface MatrixCoord {
+  readonly row: number;
+  readonly col: number;
+}
+
+/**
+ * One wave-wide matrix multiply-accumulate `D = A·B + C` (A m×k, B k×n, C/D m×n, f32 accumulate).
+ * Each lane holds `aType.count` elements of A, `bType.count` of B and `cType.count` of C/D;
+ * the layout functions say which matrix element vector element `i` of lane `lane` holds.
+ */
+export interface MmaAtom {
+  /** `${m}x${n}x${k}.${dtype}`, e.g. `32x32x16.bf16`. */
+  readonly name: string;
+  readonly target: TargetName;
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly dtype: MmaDtype;
+  /** Lanes taking part (the wave/warp size). */
+  readonly lanes: number;
+  /** Kernel-facing operand types: A `<ka x half|bfloat>`, B `<kb x half|bfloat>`, C/D `<kc x float>`. */
+  readonly aType: VectorType;
+  readonly bType: VectorType;
+  readonly cType: VectorType;
+  /** A element held by vector element `i` of lane `lane`: `{row: m index, col: k index}`. */
+  a(lane: number, i: number): MatrixCoord;
+  /** B element: `{row: k index, col: n index}`. */
+  b(lane: number, i: number): MatrixCoord;
+  /** C/D element: `{row: m index, col: n index}`. */
+  c(lane: number, i: number): MatrixCoord;
+  /** IR twins of `a`/`b`/`c` for a runtime lane (i32) and a constant element index: same formulas, emitted as i32 arithmetic. */
+  aAt(b: Builder, lane: Value, i: number): { row: Value; col: Value };
+  bAt(b: Builder, lane: Value, i: number): { row: Value; col: Value };
+  cAt(b: Builder, lane: Value, i: number): { row: Value; col: Value };
+  /** The LLVM intrinsic the atom lowers to. */
+  readonly intrinsic: string;
+  /** The machine instruction mnemonic it becomes (what a disassembly shows). */
+  readonly instruction: string;
+  /** Emits the multiply-accumulate; returns D with type `cType`. */
+  emit(b: Builder, a: Value, bv: Value, c: Value): Value;
+}
+
+/** A kernel parameter. Pointers to global memory are `ptr(1)`. */
+export interface KernelParam {
+  readonly name: string;
+  readonly type: Type;
+  /** Extra parameter attributes (`noalias`, `readonly`, `align 16`, ...). */
+  readonly attributes?: readonly string[];
+}
+
+export interface KernelOptions {
+  /** Threads per workgroup (flat; the kernels are 1-D): bounds what the launch may use. */
+  readonly workgroupSize: number;
+  /** AMD `amdgpu-waves-per-eu` ("min" or [min, max]); ignored on NVIDIA. */
+  readonly wavesPerEu?: number | readonly [number, number];
+  /** NVIDIA `nvvm.minctasm` (min resident blocks per SM); ignored on AMD. */
+  readonly minBlocksPerSm?: number;
+  /** Axes of the workitem/workgroup ids the kernel reads (default: workitem x; workgroup x, y, z). Asking for another is an error. */
+  readonly ids?: { readonly workitem?: readonly Axis[]; readonly workgroup?: readonly Axis[] };
+  /** More function attributes, appended after the target's. */
+  readonly attributes?: readonly FnAttribute[];
+}
+
+/**
+ * A global-memory window with out-of-range semantics: `globalLoad` of bytes at or past
+ * `numBytes` returns zero and `globalStore` there writes nothing. Make one per tensor per kernel.
+ */
+export interface GlobalBuffer {
+  readonly vendor: Vendor;
+  /** AMD: the `ptr addrspace(8)` buffer resource. NVIDIA: the base `ptr addrspace(1)`. */
+  readonly handle: Value;
+  /** Range in bytes as `i64`. */
+  readonly numBytes: Value;
+}
+
+/** Access options for global loads/stores. */
+export interface GlobalAccessOptions {
+  /** Alignment of the access (default: natural alignment of the type). */
+  readonly align?: number;
+  readonly name?: string;
+}
+
+export interface Target {
+  readonly name: TargetName;
+  readonly vendor: Vendor;
+  readonly flavor: Flavor;
+  readonly triple: string;
+  /** The data layout LLVM 22 uses for this triple. */
+  readonly dataLayout: string;
+  /** `-mcpu` for llc. */
+  readonly cpu: string;
+  /** `-mattr` for llc (may be empty). */
+  readonly features: string;
+  /** Lanes per wave (AMD) / warp (NVIDIA). */
+  readonly waveSize: number;
+  /** Largest LDS / shared-memory allocation per workgroup in bytes (NVIDIA: with the dynamic opt-in). */
+  readonly ldsBytes: number;
+  /** NVIDIA: static shared memory above this must be dynamic. AMD: same as ldsBytes. */
+  readonly staticLdsBytes: number;
+  readonly maxThreadsPerBlock: number;
+  readonly kernelCallingConv: 'amdgpu_kernel' | 'ptx_kernel';
+  /** Every MMA atom this target has. */
+  readonly atoms: readonly MmaAtom[];
+
+  /** A module with this target's triple, data layout and module flags. */
+  createModule(): Module;
+  /** Defines a kernel with the target's calling convention and attributes; returns a builder at its entry. */
+  kernel(module: Module, name: string, params: readonly KernelParam[], options: KernelOptions): Builder;
+  /** The function attributes `kernel` would attach (for inspection and tests). */
+  kernelAttributes(options: KernelOptions): FnAttribute[];
+  /** Thread index within the workgroup (i32). */
+  workitemId(b: Builder, axis: Axis): Value;
+  /** Workgroup (block) index within the grid (i32). */
+  workgroupId(b: Builder, axis: Axis): Value;
+  /** Lane index within the wave/warp (i32). */
+  laneId(b: Builder): Value;
+  /** Workgroup-wide barrier that also orders LDS/shared accesses across it. */
+  barrier(b: Builder): void;
+  /** Declares a global buffer of `numBytes` (i32 or i64) bytes starting at `base` (`ptr addrspace(1)`). */
+  globalBuffer(b: Builder, base: Value, numBytes: Value): GlobalBuffer;
+  /**
+   * Loads `type` at `byteOffset` (i32, unsigned) from the buffer; zero when out of range.
+   * Only accesses wholly inside or wholly outside the range are portable (AMD checks per dword).
+   */
+  globalLoad(b: Builder, buf: GlobalBuffer, byteOffset: Value, type: Type, options?: GlobalAccessOptions): Value;
+  /** Stores `value` at `byteOffset` (i32, unsigned); dropped when out of range. */
+  globalStore(b: Builder, buf: GlobalBuffer, byteOffset: Value, value: Value, options?: GlobalAccessOptions): void;
+  /** Looks an atom up by name (`32x32x16.bf16`) or shape; throws listing the available ones if absent. */
+  atom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom;
+  /** True when the target has the atom. */
+  hasAtom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): boolean;
+}
+
+/** Thrown when a target is asked for something it does not have. */
+export class TargetError extends Error {
+  override readonly name = 'TargetError';
+}
+
+export function atomKey(q: string | { m: number; n: number; k: number; dtype: MmaDtype }): string {
+  return typeof q === 'string' ? q : `${q.m}x${q.n}x${q.k}.${q.dtype}`;
+}
+
+/** Shared atom lookup. */
+export function findAtom(target: TargetName, atoms: readonly MmaAtom[], q: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom {
+  const key = atomKey(q);
+  const found = atoms.find((a) => a.name === key);
+  if (!found) throw new TargetError(`${target} has no MMA atom ${key} (available: ${atoms.map((a) => a.name).join(', ')})`);
+  return found;
+}
+
+export function checkKernelOptions(t: { name: string; maxThreadsPerBlock: number; waveSize: number }, o: KernelOptions): void {
+  if (!Number.isInteger(o.workgroupSize) || o.workgroupSize < 1 || o.workgroupSize > t.maxThreadsPerBlock) {
+    throw new TargetError(`${t.name}: workgroupSize must be an integer in 1..${t.maxThreadsPerBlock}, got ${o.workgroupSize}`);
+  }
+}
