@@ -76,15 +76,15 @@ export function readAmdgpuCodeObject(input: Uint8Array | ElfFile): AmdgpuCodeObj
   for (const s of elf.symbols()) {
     if ((s.type === STT_FUNC || s.type === STT_OBJECT) && !symbols.has(s.name)) symbols.set(s.name, s);
   }
-  const kernels = metadata.kernels.map((md) => readKernel(elf, md, symbols));
+  const kernels = metadata.kernels.map((md) => readKernel(elf, md, symbols, note.descOffset));
   return { elf, target: amdgpuTargetFlags(elf), metadata, kernels };
 }
 
-function readKernel(elf: ElfFile, metadata: AmdgpuKernelMetadata, symbols: Map<string, ElfSymbol>): AmdgpuKernel {
+function readKernel(elf: ElfFile, metadata: AmdgpuKernelMetadata, symbols: Map<string, ElfSymbol>, noteOffset: number): AmdgpuKernel {
   const kd = symbols.get(metadata.symbol);
-  if (!kd || kd.type !== STT_OBJECT) throw new ElfError(`kernel ${metadata.name}: descriptor symbol ${metadata.symbol} not found`, 0);
+  if (!kd || kd.type !== STT_OBJECT) throw new ElfError(`kernel ${metadata.name}: descriptor symbol ${metadata.symbol} not found`, noteOffset);
   if (kd.size !== KERNEL_DESCRIPTOR_SIZE) {
-    throw new ElfError(`kernel ${metadata.name}: descriptor ${metadata.symbol} is ${kd.size} bytes, expected ${KERNEL_DESCRIPTOR_SIZE}`, 0);
+    throw new ElfError(`kernel ${metadata.name}: descriptor ${metadata.symbol} is ${kd.size} bytes, expected ${KERNEL_DESCRIPTOR_SIZE}`, kd.entryOffset);
   }
   const kdBytes = elf.symbolBytes(kd);
   const descriptorOffset = kdBytes.byteOffset - elf.reader.data.byteOffset;

@@ -18,13 +18,18 @@ export class ByteReader {
     return this.data.byteLength;
   }
 
-  /** Throws unless `[offset, offset + size)` lies inside the buffer. */
-  check(offset: number, size: number, what: string): void {
+  /**
+   * Throws unless `[offset, offset + size)` lies inside the buffer. `origin` is the file
+   * offset of the field that supplied `offset` (a header or table entry); the error names it,
+   * since a forged pointer's target is not a place in the file.
+   */
+  check(offset: number, size: number, what: string, origin?: number): void {
+    const at = origin ?? (Number.isSafeInteger(offset) && offset >= 0 && offset <= this.length ? offset : 0);
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size) || offset < 0 || size < 0) {
-      throw new ElfError(`${what}: invalid range (offset ${offset}, size ${size})`, Number.isSafeInteger(offset) ? offset : 0);
+      throw new ElfError(`${what}: invalid range (offset ${offset}, size ${size})`, at);
     }
     if (offset + size > this.length) {
-      throw new ElfError(`${what}: ${size} bytes at ${offset} run past the end of the ${this.length}-byte file`, offset);
+      throw new ElfError(`${what}: ${size} bytes at ${offset} run past the end of the ${this.length}-byte file`, at);
     }
   }
 
@@ -70,8 +75,8 @@ export class ByteReader {
   }
 
   /** A view (no copy) of `size` bytes at `offset`. */
-  bytes(offset: number, size: number, what: string): Uint8Array {
-    this.check(offset, size, what);
+  bytes(offset: number, size: number, what: string, origin?: number): Uint8Array {
+    this.check(offset, size, what, origin);
     return this.data.subarray(offset, offset + size);
   }
 

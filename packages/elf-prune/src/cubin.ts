@@ -56,7 +56,7 @@ export function readCubin(input: Uint8Array | ElfFile): Cubin {
   const elf = input instanceof ElfFile ? input : new ElfFile(input);
   if (elf.header.machine !== EM_CUDA) throw new ElfError(`e_machine ${elf.header.machine} is not EM_CUDA (${EM_CUDA})`, 18);
   const info = elf.section('.nv.info');
-  const symbols = info ? elf.symbolsOf(elf.sectionAt(info.link, '.nv.info symbol table', info.offset)) : elf.symbols();
+  const symbols = info ? elf.symbolsOf(elf.sectionAt(info.link, '.nv.info symbol table', info.headerOffset)) : elf.symbols();
   const perSymbol = info ? readGlobalInfo(elf, info, symbols) : new Map<number, PerSymbol>();
   const kernels: CubinKernel[] = [];
   for (const symbol of symbols) {
@@ -70,7 +70,7 @@ export function readCubin(input: Uint8Array | ElfFile): Cubin {
 
 function readGlobalInfo(elf: ElfFile, info: ElfSection, symbols: ElfSymbol[]): Map<number, PerSymbol> {
   const out = new Map<number, PerSymbol>();
-  for (const record of readNvInfo(elf.reader, info.offset, info.size, '.nv.info')) {
+  for (const record of readNvInfo(elf, info)) {
     const key = globalKey(record.attr);
     if (!key) continue;
     const words = payloadWords(record, '.nv.info');
@@ -105,7 +105,7 @@ function globalKey(attr: number): keyof PerSymbol | undefined {
 
 function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: PerSymbol): CubinKernel {
   const where = `.nv.info.${symbol.name}`;
-  const records = readNvInfo(elf.reader, kinfo.offset, kinfo.size, where);
+  const records = readNvInfo(elf, kinfo);
   let maxRegCount: number | null = null;
   let maxThreads: [number, number, number] | null = null;
   let reqNtid: [number, number, number] | null = null;
@@ -116,10 +116,10 @@ function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: 
     else if (record.attr === EIATTR.REQNTID) reqNtid = triple(record, where);
     else if (record.attr === EIATTR.ANNOTATIONS) spillRefillInstructions += countSpillRefill(record, where);
   }
-  if (global.registers === undefined) throw new ElfError(`kernel ${symbol.name}: no EIATTR_REGCOUNT in .nv.info`, kinfo.offset);
+  if (global.registers === undefined) throw new ElfError(`kernel ${symbol.name}: no EIATTR_REGCOUNT in .nv.info`, kinfo.headerOffset);
   const text = elf.section(`.text.${symbol.name}`);
   if (!text || text.index !== symbol.sectionIndex) {
-    throw new ElfError(`kernel ${symbol.name}: symbol is not in section .text.${symbol.name}`, kinfo.offset);
+    throw new ElfError(`kernel ${symbol.name}: symbol is not in section .text.${symbol.name}`, symbol.entryOffset);
   }
   return {
     name: symbol.name,

@@ -49,6 +49,8 @@ export interface ElfHeader {
 /** One section header, with its name resolved. */
 export interface ElfSection {
   index: number;
+  /** File offset of this section's header (where errors about the section point). */
+  headerOffset: number;
   name: string;
   type: number;
   flags: number;
@@ -67,6 +69,8 @@ export interface ElfSection {
 export interface ElfSymbol {
   /** Index inside its table (what `.nv.info` attributes refer to). */
   index: number;
+  /** File offset of the symbol's table entry. */
+  entryOffset: number;
   name: string;
   value: number;
   size: number;
@@ -124,7 +128,7 @@ export class ElfFile {
   /** The file bytes of a section (a view). SHT_NOBITS sections have none. */
   contents(section: ElfSection): Uint8Array {
     if (section.type === SHT_NOBITS) return new Uint8Array(0);
-    return this.reader.bytes(section.offset, section.size, `contents of section ${section.name || section.index}`);
+    return this.reader.bytes(section.offset, section.size, `contents of section ${section.name || section.index}`, section.headerOffset);
   }
 
   /** Symbols of every SHT_SYMTAB section, else of SHT_DYNSYM (the static table is a superset). */
@@ -136,16 +140,16 @@ export class ElfFile {
   /** The symbols of one symbol-table section. */
   symbolsOf(table: ElfSection): ElfSymbol[] {
     if (table.type !== SHT_SYMTAB && table.type !== SHT_DYNSYM) {
-      throw new ElfError(`section ${table.name} is not a symbol table`, table.offset);
+      throw new ElfError(`section ${table.name} is not a symbol table`, table.headerOffset);
     }
     if (table.entsize !== 0 && table.entsize !== SYM_SIZE) {
-      throw new ElfError(`symbol table ${table.name}: entry size ${table.entsize}, expected ${SYM_SIZE}`, table.offset);
+      throw new ElfError(`symbol table ${table.name}: entry size ${table.entsize}, expected ${SYM_SIZE}`, table.headerOffset);
     }
     if (table.size % SYM_SIZE !== 0) {
-      throw new ElfError(`symbol table ${table.name}: size ${table.size} is not a multiple of ${SYM_SIZE}`, table.offset);
+      throw new ElfError(`symbol table ${table.name}: size ${table.size} is not a multiple of ${SYM_SIZE}`, table.headerOffset);
     }
-    const strtab = this.sectionAt(table.link, `string table of ${table.name}`, table.offset);
-    if (strtab.type !== SHT_STRTAB) throw new ElfError(`symbol table ${table.name} links to non-string section ${strtab.name}`, table.offset);
+    const strtab = this.sectionAt(table.link, `string table of ${table.name}`, table.headerOffset);
+    if (strtab.type !== SHT_STRTAB) throw new ElfError(`symbol table ${table.name} links to non-string section ${strtab.name}`, table.headerOffset);
     const r = this.reader;
     // The section was validated against the file size, so the count is bounded by it.
     const count = table.size / SYM_SIZE;
@@ -159,7 +163,7 @@ export class ElfFile {
       const value = r.u64(at + 8, 'st_value');
       const size = r.u64(at + 16, 'st_size');
       const name = nameOffset === 0 ? '' : stringAt(r, strtab, nameOffset, `name of symbol ${i} in ${table.name}`);
-      out.push({ index: i, name, value, size, type: info & 0xf, bind: info >> 4, visibility: other & 3, sectionIndex });
+      out.push({ index: i, entryOffset: at, name, value, size, type: info & 0xf, bind: info >> 4, visibility: other & 3, sectionIndex });
     }
     return out;
   }
@@ -180,13 +184,13 @@ export class ElfFile {
   symbolBytes(symbol: ElfSymbol): Uint8Array {
     const where = `symbol ${symbol.name}`;
     if (symbol.sectionIndex === SHN_UNDEF || symbol.sectionIndex >= SHN_LORESERVE) {
-      throw new ElfError(`${where} is not defined in a section (st_shndx ${symbol.sectionIndex})`, 0);
+      throw new ElfError(`${where} is not defined in a section (st_shndx ${symbol.sectionIndex})`, symbol.entryOffset);
     }
-    const section = this.sectionAt(symbol.sectionIndex, where, 0);
-    if (section.type === SHT_NOBITS) throw new ElfError(`${where} lies in NOBITS section ${section.name}`, section.offset);
+    const section = this.sectionAt(symbol.sectionIndex, where, symbol.entryOffset);
+    if (section.type === SHT_NOBITS) throw new ElfError(`${where} lies in NOBITS section ${section.name}`, section.headerOffset);
     const start = this.header.type === ET_REL ? symbol.value : symbol.value - section.addr;
     if (start < 0 || start + symbol.size > section.size) {
-      throw new ElfError(`${where} [${symbol.value}, +${symbol.size}) lies outside section ${section.name}`, section.offset);
+      throw new ElfError(`${where} [${symbol.value}, +${symbol.size}) lies outside section ${section.name}`, symbol.entryOffset);
     }
     return this.reader.bytes(section.offset + start, symbol.size, where);
   }
@@ -227,13 +231,13 @@ function readSections(r: ByteReader, h: ElfHeader): ElfSection[] {
   }
   if (h.shentsize !== SHDR_SIZE) throw new ElfError(`e_shentsize ${h.shentsize}, expected ${SHDR_SIZE}`, 58);
   // Extended numbering: a zero count (or SHN_XINDEX string index) lives in section 0.
-  r.check(h.shoff, SHDR_SIZE, 'section header 0');
+  r.check(h.shoff, SHDR_SIZE, 'section header 0', 40);
   let count = h.shnum === 0 ? r.u64(h.shoff + 32, 'section count (sh_size of section 0)') : h.shnum;
   const strndx = h.shstrndx === SHN_XINDEX ? r.u32(h.shoff + 40, 'string table index (sh_link of section 0)') : h.shstrndx;
   if (count === 0) count = 1;
   // Validate the table against the file before looping over it.
   if (count > Math.floor((r.length - h.shoff) / SHDR_SIZE)) {
-    throw new ElfError(`section header table of ${count} entries runs past the end of the ${r.length}-byte file`, h.shoff);
+    throw new ElfError(`section header table of ${count} entries at ${h.shoff} runs past the end of the ${r.length}-byte file`, 40);
   }
   const raw: Omit<ElfSection, 'name'>[] = [];
   const nameOffsets: number[] = [];
@@ -242,6 +246,7 @@ function readSections(r: ByteReader, h: ElfHeader): ElfSection[] {
     nameOffsets.push(r.u32(at, `sh_name of section ${i}`));
     const section = {
       index: i,
+      headerOffset: at,
       type: r.u32(at + 4, `sh_type of section ${i}`),
       flags: r.u64(at + 8, `sh_flags of section ${i}`),
       addr: r.u64(at + 16, `sh_addr of section ${i}`),
@@ -253,7 +258,7 @@ function readSections(r: ByteReader, h: ElfHeader): ElfSection[] {
       entsize: r.u64(at + 56, `sh_entsize of section ${i}`),
     };
     if (i > 0 && section.type !== SHT_NOBITS && section.type !== SHT_NULL) {
-      r.check(section.offset, section.size, `contents of section ${i}`);
+      r.check(section.offset, section.size, `contents of section ${i}`, at);
     }
     raw.push(section);
   }

@@ -1,4 +1,5 @@
-import type { ByteReader } from './bytes.js';
+import { SHT_NOBITS } from './elf.js';
+import type { ElfFile, ElfSection } from './elf.js';
 import { ElfError } from './errors.js';
 
 /** `.nv.info` record formats (first byte of each record). */
@@ -43,9 +44,13 @@ export interface NvInfoRecord {
  * Splits an `.nv.info` section into records. Every record is at least 4 bytes, so the loop
  * is bounded by the section size; an SVAL length past the section end is an ElfError.
  */
-export function readNvInfo(r: ByteReader, offset: number, size: number, section: string): NvInfoRecord[] {
-  r.check(offset, size, section);
-  const end = offset + size;
+export function readNvInfo(elf: ElfFile, info: ElfSection): NvInfoRecord[] {
+  const r = elf.reader;
+  const section = info.name;
+  if (info.type === SHT_NOBITS) throw new ElfError(`${section} has no contents (SHT_NOBITS)`, info.headerOffset);
+  const offset = info.offset;
+  r.check(offset, info.size, section, info.headerOffset);
+  const end = offset + info.size;
   const out: NvInfoRecord[] = [];
   let at = offset;
   while (at < end) {
