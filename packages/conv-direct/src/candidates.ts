@@ -2,9 +2,9 @@
  * Candidate tuning grids per target (rocke-notes §2.10, adapted per target), filtered by
  * validation and de-duplicated by kernel name.
  */
-import { problemGeometry, type Dtype, type Problem } from './problem.js';
+import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
-import { ATOMS, TARGETS, type AtomName, type TargetName } from './targets.js';
+import { ATOMS, MAX_TENSOR_BYTES, TARGETS, type AtomName, type TargetName } from './targets.js';
 import { validate } from './validate.js';
 
 /** The baked filter/stride/padding a binary serves. */
@@ -25,6 +25,8 @@ export const AOT_CAPABILITIES: readonly Capability[] = [
 
 export const TILE_H_CHOICES = [8, 16] as const;
 export const TILE_K_CHOICES = [32, 64, 128, 256] as const;
+/** The grouped grid also offers tile_k 16 (16-row atoms), so cpg/kpg = 16 groups run unmerged. */
+export const GROUPED_TILE_K_CHOICES = [16, 32, 64, 128, 256] as const;
 export const CK_CHOICES = [16, 32, 64] as const;
 /** (waves_m, waves_n) layouts. */
 export const WAVE_LAYOUTS: readonly (readonly [number, number])[] = [
@@ -86,7 +88,8 @@ export interface GridOptions {
 
 /**
  * The raw grid: every knob combination, in a fixed order, before validation. Per capability and
- * AMD target: 2 atoms x 6 widths x 2 tile_h x 4 tile_k x 3 ck x 5 wave layouts x 2 waves_per_eu.
+ * AMD target: 2 atoms x 6 widths x 2 tile_h x 4 tile_k x 3 ck x 5 wave layouts x 2 waves_per_eu
+ * (grouped: x 5 tile_k and x merge degrees instead).
  */
 export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const facts = TARGETS[target];
@@ -96,6 +99,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const wgms = opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM];
   const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? GROUP_MERGE_CHOICES) : [1];
   const cap = opts.capability;
+  const tileKs = opts.variant === 'grouped' ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES;
   const specs: Spec[] = [];
   for (const gm of merges) {
     for (const atom of facts.atoms) {
@@ -106,7 +110,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
           : tileWidthCandidates(opts.wo, unit);
       for (const tile_w of widths)
         for (const tile_h of TILE_H_CHOICES)
-          for (const tile_k of TILE_K_CHOICES)
+          for (const tile_k of tileKs)
             for (const ck of CK_CHOICES)
               for (const [waves_m, waves_n] of WAVE_LAYOUTS)
                 for (const iglp of iglps)
@@ -233,16 +237,21 @@ export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | '
 }
 
 /**
- * Candidates for one problem: its capability, tile widths fitted to its Wo, validated against it.
+ * Candidates for one problem: its capability, tile widths fitted to its Wo, validated against it
+ * (against its largest balanced chunk when the batch passes the per-launch buffer range).
  * split_c specs are validated at one split; the planner re-validates with its split count.
  */
 export function problemCandidates(problem: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
   const variant = opts.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
   let wo: number | null = null;
-  try {
-    wo = problemGeometry(problem).Wo;
-  } catch {
-    wo = null; // the problem itself is invalid: validation reports why for every spec
+  let launchProblem = problem;
+  if (checkProblem(problem) === null) {
+    const g = problemGeometry(problem);
+    wo = g.Wo;
+    // A batch past the buffer range runs in chunks: judge candidates on the largest chunk.
+    const perImage = Math.max(g.xImageBytes, g.yImageBytes);
+    const fit = Math.max(1, Math.floor(MAX_TENSOR_BYTES / perImage));
+    if (fit < problem.N) launchProblem = { ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) };
   }
   const specs = candidateGrid(target, {
     ...opts,
@@ -258,5 +267,5 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     },
     wo,
   });
-  return filterCandidates(specs, () => problem);
+  return filterCandidates(specs, () => launchProblem);
 }

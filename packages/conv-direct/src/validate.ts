@@ -123,6 +123,10 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   } else if (splits !== 1) {
     return `splits ${splits} needs the split_c variant (${s.variant} runs the whole channel loop)`;
   }
+  const grid = launchGrid(s, p, splits);
+  if (grid.workgroups > MAX_GRID) {
+    return `grid of ${grid.workgroups} workgroups exceeds 2^31 - 1; grow the tile or split the batch`;
+  }
   const tensors: [string, number][] = [
     ['x', geo.xBytes],
     ['w', geo.wBytes],
@@ -137,10 +141,6 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   // The last prefetch reads one chunk (two when double-buffered) past the channel end from the sentinel offset.
   const headroom = MAX_TENSOR_BYTES + ELEMENT_BYTES * (p.C + (s.double_buffer ? 2 : 1) * s.ck);
   if (headroom > I32_MAX) return `C ${p.C} is too large: the sentinel offset plus one channel chunk passes 2^31 - 1`;
-  const grid = launchGrid(s, p, splits);
-  if (grid.workgroups > MAX_GRID) {
-    return `grid of ${grid.workgroups} workgroups exceeds 2^31 - 1; grow the tile or split the batch`;
-  }
   return null;
 }
 

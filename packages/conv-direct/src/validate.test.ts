@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { validate } from './validate.js';
+import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';
+import type { Spec } from './spec.js';
+
+const reasonOf = (spec: unknown, problem?: unknown, splits?: number): string => {
+  const v = validate(spec, problem, splits === undefined ? {} : { splits });
+  return v.ok ? 'ok' : v.reason;
+};
+
+describe('validate: spec-only rules', () => {
+  it('accepts the parity base on gfx950 and a plain sm_90 spec', () => {
+    expect(validate(gfx950Spec())).toEqual({ ok: true });
+    expect(validate(sm90Spec())).toEqual({ ok: true });
+    expect(validate(gfx950Spec(), problem3x3())).toEqual({ ok: true });
+  });
+
+  it('checks positivity before any division', () => {
+    expect(reasonOf(gfx950Spec({ waves_n: 0 }))).toBe('waves_n must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ waves_m: -1 }))).toBe('waves_m must be >= 1 (got -1)');
+    expect(reasonOf(gfx950Spec({ ck: 0 }))).toBe('ck must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ tile_k: 0 }))).toBe('tile_k must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ stride_w: 0 }))).toBe('stride_w must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ swizzle_wgm: 0 }))).toBe('swizzle_wgm must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ variant: 'grouped', group_merge: 0 }))).toBe('group_merge must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ pad_h: -1 }))).toBe('padding must be >= 0 (got pad_h -1, pad_w 1)');
+    expect(reasonOf(gfx950Spec({ lds_pad: -8 }))).toBe('lds_pad must be >= 0 (got -8)');
+  });
+
+  it('enforces stride 1 or 2 and atom availability', () => {
+    expect(reasonOf(gfx950Spec({ stride_h: 3 }))).toBe('stride 3x1 is not supported (each stride must be 1 or 2)');
+    expect(reasonOf(gfx950Spec({ target: 'gfx942', atom: '16x16x32' }))).toBe('atom 16x16x32 is not available on gfx942 (it has 32x32x8, 16x16x16)');
+    expect(reasonOf(gfx950Spec({ atom: 'm16n8k16' }))).toBe('atom m16n8k16 is not available on gfx950 (it has 32x32x16, 16x16x32)');
+    expect(reasonOf(sm90Spec({ atom: '32x32x16' }))).toBe('atom 32x32x16 is not available on sm_90 (it has m16n8k16)');
+  });
+
+  it('requires tiles to be atom and wave multiples', () => {
+    expect(reasonOf(gfx950Spec({ tile_w: 48 }))).toBe("tile_w 48 is not a multiple of the atom's N 32 (32x32x16)");
+    expect(reasonOf(gfx950Spec({ tile_k: 48 }))).toBe("tile_k 48 is not a multiple of the atom's M 32 (32x32x16)");
+    expect(reasonOf(gfx950Spec({ tile_h: 8, waves_n: 3 }))).toBe('tile_h 8 is not a multiple of waves_n 3');
+    expect(reasonOf(gfx950Spec({ tile_k: 32, waves_m: 2 }))).toBe('tile_k/M = 1 atom rows do not split over waves_m 2');
+    expect(reasonOf(sm90Spec({ tile_w: 12 }))).toBe("tile_w 12 is not a multiple of the atom's N 8 (m16n8k16)");
+    expect(reasonOf(sm90Spec({ tile_w: 8, tile_k: 16, waves_m: 1 }))).toBe('ok');
+  });
+
+  it('requires ck to be a multiple of atom K and of 8, and lds_pad of 8', () => {
+    expect(reasonOf(gfx950Spec({ atom: '16x16x32', ck: 16 }))).toBe("ck 16 is not a multiple of the atom's K 32 (16x16x32)");
+    expect(reasonOf(gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 8, tile_h: 8 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ lds_pad: 4 }))).toBe('lds_pad 4 is not a multiple of 8 (16-byte aligned LDS vectors)');
+  });
+
+  it('bounds LDS per target, threads and accumulators', () => {
+    const big = { tile_h: 16, tile_w: 32, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 } as const;
+    expect(reasonOf(gfx950Spec(big))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ ...big, target: 'gfx942', atom: '32x32x8' }))).toBe('LDS 66264 bytes exceed the 65536-byte limit of gfx942');
+    expect(reasonOf(gfx950Spec({ ...big, double_buffer: true, tile_w: 96 }))).toMatch(/^LDS \d+ bytes exceed the 163840-byte limit of gfx950$/);
+    expect(reasonOf(sm90Spec({ tile_h: 16, tile_w: 64, tile_k: 256, ck: 64, waves_m: 4, waves_n: 4 }))).toMatch(/exceed the 232448-byte limit of sm_90$/);
+    expect(reasonOf(gfx950Spec({ tile_h: 16, waves_n: 8, tile_k: 256, waves_m: 8 }))).toBe('4096 threads per workgroup exceed 1024 on gfx950');
+    expect(reasonOf(gfx950Spec({ tile_h: 16, tile_w: 64, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ tile_h: 16, tile_w: 96, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 }))).toBe('384 accumulators per lane exceed 256');
+  });
+
+  it('keeps AMD-only knobs off sm_90 and knob ranges sane', () => {
+    expect(reasonOf(sm90Spec({ iglp: 0 }))).toBe('iglp is an AMD scheduling hint; sm_90 specs need iglp null');
+    expect(reasonOf(sm90Spec({ waves_per_eu: 2 }))).toBe('waves_per_eu is an AMD attribute; sm_90 specs need waves_per_eu null');
+    expect(reasonOf(sm90Spec({ chiplet_swizzle: true }))).toBe('sm_90 has no chiplets (XCDs); chiplet_swizzle must be false');
+    expect(reasonOf(gfx950Spec({ iglp: -1 }))).toBe('iglp must be null or >= 0 (got -1)');
+    expect(reasonOf(gfx950Spec({ waves_per_eu: 0 }))).toBe('waves_per_eu must be null or >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ waves_per_eu: 9 }))).toBe('waves_per_eu 9 exceeds 8 waves per SIMD on gfx950');
+    expect(reasonOf(gfx950Spec({ group_merge: 2 }))).toBe('group_merge 2 needs the grouped variant (dense specs use 1)');
+    expect(reasonOf(gfx950Spec(), undefined, 2)).toBe('splits 2 needs the split_c variant');
+  });
+});
+
+describe('validate: launch rules', () => {
+  it('matches the problem against the baked values', () => {
+    expect(reasonOf(gfx950Spec(), problem3x3({ dtype: 'fp16' }))).toBe("problem dtype fp16 does not match the spec's bf16");
+    expect(reasonOf(gfx950Spec(), problem3x3({ R: 5, S: 5, padH: 2, padW: 2 }))).toBe("problem filter 5x5 does not match the spec's baked 3x3");
+    expect(reasonOf(gfx950Spec(), problem3x3({ strideH: 2, strideW: 2 }))).toBe("problem stride 2x2 does not match the spec's baked 1x1");
+    expect(reasonOf(gfx950Spec(), problem3x3({ padH: 0, padW: 0 }))).toBe("problem padding 0x0 does not match the spec's baked 1x1");
+    expect(reasonOf(gfx950Spec(), problem3x3({ dilationH: 2 }))).toBe('dilation 2x1 is not supported (the direct kernels need dilation 1)');
+  });
+
+  it('checks channel divisibility', () => {
+    expect(reasonOf(gfx950Spec(), problem3x3({ C: 48 }))).toBe('C 48 is not a multiple of ck 32');
+    expect(reasonOf(gfx950Spec(), problem3x3({ K: 80 }))).toBe("K 80 is not a multiple of the atom's M 32 (32x32x16)");
+    expect(reasonOf(gfx950Spec(), problem3x3({ K: 96 }))).toBe('ok');
+  });
+
+  it('limits every tensor to 0x7F000000 bytes per launch', () => {
+    // x: 2 * N * 256 * 256 * 64 bytes = 8 MiB per image; 255 images fit, 256 do not.
+    const p = problem3x3({ H: 256, W: 256, C: 64, K: 64 });
+    expect(reasonOf(gfx950Spec(), { ...p, N: 254 })).toBe('ok');
+    expect(reasonOf(gfx950Spec(), { ...p, N: 256 })).toBe('x is 2147483648 bytes, over the per-launch limit 0x7F000000 (2130706432); plan() splits the batch into chunks');
+    expect(reasonOf(gfx950Spec(), { ...p, N: 256, C: 32, K: 128 })).toMatch(/^y is 4294967296 bytes/);
+    const wide = problem3x3({ N: 1, H: 3, W: 3, C: 8192, K: 16384, R: 3, S: 3 });
+    expect(reasonOf(gfx950Spec(), wide)).toBe('w is 2415919104 bytes, over the per-launch limit 0x7F000000 (2130706432)');
+  });
+
+  it('limits the flat grid to 2^31 - 1 workgroups', () => {
+    // 1x1 images, K within one tile: one workgroup per image. The grid is checked before the tensor sizes.
+    const p = problem3x3({ H: 1, W: 1, C: 32, K: 32 });
+    const spec = gfx950Spec({ tile_k: 64 });
+    expect(reasonOf(spec, { ...p, N: 2 ** 31 - 1 })).toMatch(/^x is \d+ bytes/);
+    expect(reasonOf(spec, { ...p, N: 2 ** 31 })).toBe('grid of 2147483648 workgroups exceeds 2^31 - 1; grow the tile or split the batch');
+    expect(reasonOf(spec, { ...p, N: 2 ** 25, K: 64 * 64 })).toBe('grid of 2147483648 workgroups exceeds 2^31 - 1; grow the tile or split the batch');
+  });
+
+  it('rejects groups < 1 and groups that do not divide C and K, for every variant', () => {
+    for (const variant of ['dense', 'split_c', 'grouped'] as const) {
+      const spec = gfx950Spec({ variant });
+      expect(reasonOf(spec, problem3x3({ groups: 0 }))).toBe('problem.groups must be >= 1 (got 0)');
+      expect(reasonOf(spec, problem3x3({ groups: -4 }))).toBe('problem.groups must be >= 1 (got -4)');
+      expect(reasonOf(spec, problem3x3({ C: 64, K: 96, groups: 64 }))).toBe('groups 64 does not divide K 96');
+    }
+    expect(reasonOf(gfx950Spec(), problem3x3({ groups: 1 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec(), problem3x3({ groups: 2 }))).toBe('the dense variant needs groups == 1 (got 2); use the grouped variant');
+    expect(reasonOf(gfx950Spec({ variant: 'split_c' }), problem3x3({ groups: 2 }))).toBe('the split_c variant needs groups == 1 (got 2); use the grouped variant');
+  });
+});
+
+describe('validate: grouped / group_merge', () => {
+  const grouped = (gm: number, over: Partial<Spec> = {}): Spec => gfx950Spec({ variant: 'grouped', group_merge: gm, tile_k: 32, waves_m: 1, ck: 16, ...over });
+
+  it('accepts groups 1 and 2 when the merged block fits', () => {
+    expect(reasonOf(grouped(1), problem3x3({ C: 64, K: 64, groups: 1 }))).toBe('ok');
+    expect(reasonOf(grouped(1), problem3x3({ C: 64, K: 64, groups: 2 }))).toBe('ok');
+    expect(reasonOf(grouped(2), problem3x3({ C: 64, K: 64, groups: 2 }))).toBe('ok');
+  });
+
+  it('rejects groups 0 and -4 before dividing by them', () => {
+    expect(reasonOf(grouped(1), problem3x3({ groups: 0 }))).toBe('problem.groups must be >= 1 (got 0)');
+    expect(reasonOf(grouped(2), problem3x3({ groups: -4 }))).toBe('problem.groups must be >= 1 (got -4)');
+  });
+
+  it('rejects merges that do not divide groups or do not fit the atom / tile / ck', () => {
+    const p = problem3x3({ C: 96, K: 96, groups: 24 }); // cpg = kpg = 4
+    expect(reasonOf(grouped(16), p)).toBe('group_merge 16 does not divide groups 24');
+    expect(reasonOf(grouped(5), problem3x3({ C: 80, K: 80, groups: 20 }))).toBe('group_merge 5 x cpg 4 = 20 merged input channels is not a multiple of ck 16');
+    expect(reasonOf(grouped(2), p)).toBe('group_merge 2 x cpg 4 = 8 merged input channels is not a multiple of ck 16');
+    expect(reasonOf(grouped(4), p)).toBe("group_merge 4 x kpg 4 = 16 merged output channels is not a multiple of the atom's M 32 (32x32x16)");
+    expect(reasonOf(grouped(8), p)).toBe('ok');
+    expect(reasonOf(grouped(8, { tile_k: 64, waves_m: 2 }), p)).toBe('group_merge 8 x kpg 4 = 32 merged output channels do not fill tile_k 64');
+    expect(reasonOf(grouped(4, { atom: '16x16x32', ck: 32, tile_w: 32, tile_k: 16 }), problem3x3({ C: 256, K: 128, groups: 32 }))).toBe('ok');
+  });
+
+  it('supports depthwise-like cpg = 1 only through a merge that fills ck and the atom', () => {
+    const dw = problem3x3({ C: 64, K: 64, groups: 64 });
+    expect(reasonOf(grouped(1), dw)).toBe('group_merge 1 x cpg 1 = 1 merged input channels is not a multiple of ck 16');
+    expect(reasonOf(grouped(32), dw)).toBe('ok');
+  });
+});
+
+describe('validate: split_c split counts', () => {
+  const split = gfx950Spec({ variant: 'split_c', ck: 16 });
+  const p = problem3x3({ C: 256, K: 128 });
+
+  it('accepts split counts that leave whole chunks per split, including C/ck', () => {
+    for (const s of [1, 2, 4, 8, 16]) expect(reasonOf(split, p, s)).toBe('ok');
+  });
+
+  it('rejects bad split counts with reasons', () => {
+    expect(reasonOf(split, p, 0)).toBe('splits must be an integer >= 1 (got 0)');
+    expect(reasonOf(split, p, -2)).toBe('splits must be an integer >= 1 (got -2)');
+    expect(reasonOf(split, p, 1.5)).toBe('splits must be an integer >= 1 (got 1.5)');
+    expect(reasonOf(split, p, 3)).toBe('splits 3 does not divide C 256');
+    expect(reasonOf(split, p, 32)).toBe('C/splits = 8 channels per split is not a multiple of ck 16');
+    expect(reasonOf(gfx950Spec(), p, 2)).toBe('splits 2 needs the split_c variant (dense runs the whole channel loop)');
+    expect(reasonOf(split, undefined, 0)).toBe('splits must be an integer >= 1 (got 0)');
+  });
+
+  it('bounds the fp32 workspace per launch', () => {
+    // N*Ho*Wo*K = 64*64*64*128 = 2^25 elements: 2^27 bytes per split; 16 splits = 2^31 bytes.
+    const big = problem3x3({ N: 64, H: 64, W: 64, C: 256, K: 128 });
+    expect(reasonOf(split, big, 8)).toBe('ok');
+    expect(reasonOf(split, big, 16)).toBe('workspace [splits 16, N 64, Ho 64, Wo 64, K 128] fp32 is 2147483648 bytes, over the per-launch limit 0x7F000000 (2130706432)');
+  });
+});
+
+describe('validate never throws', () => {
+  it('turns malformed input into reasons', () => {
+    expect(reasonOf(null)).toMatch(/^spec /);
+    expect(reasonOf({})).toMatch(/^spec /);
+    expect(reasonOf({ ...gfx950Spec(), target: 'gfx1100' })).toMatch(/^spec target:/);
+    expect(reasonOf(gfx950Spec(), { N: 1 })).toMatch(/^problem /);
+    expect(reasonOf(gfx950Spec(), 'conv')).toMatch(/^problem /);
+  });
+
+  it('holds for arbitrary integer specs and problems', () => {
+    const small = fc.integer({ min: -3, max: 70 });
+    const arb = fc.record({
+      spec: fc.record({
+        variant: fc.constantFrom('dense', 'split_c', 'grouped'),
+        target: fc.constantFrom('gfx950', 'gfx942', 'sm_90'),
+        atom: fc.constantFrom('32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16'),
+        tile_h: small,
+        tile_w: small,
+        tile_k: small,
+        ck: small,
+        waves_m: small,
+        waves_n: small,
+        group_merge: small,
+        stride_h: small,
+        R: small,
+      }),
+      problem: fc.record({ N: small, H: small, W: small, C: small, K: small, groups: small, strideH: small, R: small }),
+      splits: fc.integer({ min: -2, max: 40 }),
+    });
+    fc.assert(
+      fc.property(arb, ({ spec, problem, splits }) => {
+        const v = validate(gfx950Spec(spec as Partial<Spec>), problem3x3(problem), { splits });
+        expect(typeof v.ok).toBe('boolean');
+        if (!v.ok) expect(v.reason.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
