@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { aotCandidates, aotProbe, candidateGrid, filterCandidates, problemCandidates, tileWidthCandidates, AOT_CAPABILITIES } from './candidates.js';
+import { kernelName } from './spec.js';
+import { registerEstimate, spillFilter, spillReason } from './spill.js';
+import { validate } from './validate.js';
+import { gfx950Spec, problem3x3 } from './test-fixtures.js';
+
+describe('tileWidthCandidates', () => {
+  it('keeps exact divisors, else the least padded width (ties to the smaller)', () => {
+    expect(tileWidthCandidates(64, 32)).toEqual([32, 64]);
+    expect(tileWidthCandidates(64, 16)).toEqual([16, 32, 64]);
+    expect(tileWidthCandidates(48, 16)).toEqual([16, 48]);
+    expect(tileWidthCandidates(48, 32)).toEqual([32]);
+    expect(tileWidthCandidates(56, 32)).toEqual([32]);
+    expect(tileWidthCandidates(56, 16)).toEqual([16]);
+    expect(tileWidthCandidates(40, 32)).toEqual([32]);
+    expect(tileWidthCandidates(96, 32)).toEqual([32, 96]);
+    expect(tileWidthCandidates(160, 32)).toEqual([32, 160]);
+    expect(tileWidthCandidates(112, 16)).toEqual([16]);
+    expect(tileWidthCandidates(208, 16)).toEqual([16]);
+    expect(tileWidthCandidates(7, 16)).toEqual([16]);
+    expect(tileWidthCandidates(100, 32)).toEqual([32]);
+    expect(tileWidthCandidates(90, 16)).toEqual([16]);
+    expect(tileWidthCandidates(90, 32)).toEqual([32]);
+    expect(tileWidthCandidates(100, 16)).toEqual([16]);
+  });
+});
+
+describe('gfx950 AOT grid (upstream test vector)', () => {
+  const set = aotCandidates('gfx950', 'bf16');
+  const kept = spillFilter(set.valid);
+
+  it('reproduces 5760 raw -> 924 valid -> 658 kept', () => {
+    expect(set.raw).toBe(5760);
+    expect(set.valid).toHaveLength(924);
+    expect(set.duplicates).toBe(0);
+    expect(kept.kept).toHaveLength(658);
+    expect(kept.dropped).toHaveLength(266);
+  });
+
+  it('splits evenly over both strides and both waves_per_eu settings', () => {
+    // The stride-2 halo is twice as wide, so fewer stride-2 tiles fit the LDS.
+    const s1 = set.valid.filter((s) => s.stride_h === 1).length;
+    expect(s1 + set.valid.filter((s) => s.stride_h === 2).length).toBe(924);
+    expect(s1).toBeGreaterThan(462);
+    expect(set.valid.filter((s) => s.waves_per_eu === 3)).toHaveLength(462);
+    expect(new Set(set.valid.map(kernelName)).size).toBe(924);
+  });
+
+  it('drops every tile with 256 accumulators and keeps both atoms and strides', () => {
+    expect(kept.kept.every((s) => registerEstimate(s).acc < 256)).toBe(true);
+    expect(kept.dropped.some((d) => /accumulator file/.test(d.reason))).toBe(true);
+    expect(new Set(kept.kept.map((s) => s.atom))).toEqual(new Set(['32x32x16', '16x16x32']));
+    expect(new Set(kept.kept.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
+  });
+
+  it('flags the production tile t16x64x128 (acc 256) and keeps the parity base', () => {
+    const prod = gfx950Spec({ tile_h: 16, tile_w: 64, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 });
+    expect(spillReason(prod)).toBe('256 accumulators fill the 256-register accumulator file');
+    expect(spillReason(gfx950Spec())).toBeNull();
+    const r = registerEstimate(gfx950Spec());
+    // acc 64 + prefetch (X ceil(10*34*4/256) = 6 passes x 4 + W 2304/256 = 9 passes x 4) + B ((4-1)+3)*1*4 + A 1*4
+    expect([r.acc, r.prefetch, r.bFrags, r.aFrags, r.live, r.budget]).toEqual([64, 60, 24, 4, 152, 409.6]);
+  });
+});
+
+describe('other AOT grids', () => {
+  it('gfx942: 398 valid under its 64 KiB LDS, none predicted to spill', () => {
+    const set = aotCandidates('gfx942', 'fp16');
+    expect(set.raw).toBe(5760);
+    expect(set.valid).toHaveLength(398);
+    expect(set.valid.every((s) => s.atom === '32x32x8' || s.atom === '16x16x16')).toBe(true);
+    expect(spillFilter(set.valid).kept).toHaveLength(398);
+  });
+
+  it('sm_90: one atom, no AMD knobs, every valid spec validates on its probe', () => {
+    const set = aotCandidates('sm_90', 'bf16');
+    expect(set.raw).toBe(2 * 6 * 2 * 4 * 3 * 5);
+    expect(set.valid.length).toBeGreaterThan(0);
+    for (const s of set.valid) {
+      expect([s.atom, s.iglp, s.waves_per_eu, s.chiplet_swizzle]).toEqual(['m16n8k16', null, null, false]);
+      expect(validate(s, aotProbe(s))).toEqual({ ok: true });
+    }
+    expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 32, 48, 64, 80, 96]));
+  });
+
+  it('split_c and grouped grids carry their variant and merge degrees', () => {
+    const split = aotCandidates('gfx950', 'bf16', 'split_c');
+    expect(split.valid).toHaveLength(924);
+    expect(split.valid.every((s) => s.variant === 'split_c' && s.group_merge === 1)).toBe(true);
+    const grouped = aotCandidates('sm_90', 'bf16', 'grouped');
+    expect(new Set(grouped.valid.map((s) => s.group_merge))).toEqual(new Set([1, 2, 4, 8, 16, 32, 64]));
+    for (const s of grouped.valid.slice(0, 50)) expect(validate(s, aotProbe(s))).toEqual({ ok: true });
+    expect(aotProbe(grouped.valid[0]!)).toMatchObject({ groups: 64 });
+  });
+});
+
+describe('filterCandidates', () => {
+  it('de-duplicates by kernel name and records rejections with reasons', () => {
+    const a = gfx950Spec();
+    const set = filterCandidates([a, { ...a }, gfx950Spec({ tile_w: 48 })]);
+    expect(set.raw).toBe(3);
+    expect(set.valid).toEqual([a]);
+    expect(set.duplicates).toBe(1);
+    expect(set.rejected).toEqual([{ spec: gfx950Spec({ tile_w: 48 }), reason: "tile_w 48 is not a multiple of the atom's N 32 (32x32x16)" }]);
+  });
+
+  it('grid order is deterministic', () => {
+    const a = candidateGrid('gfx950', { variant: 'dense', dtype: 'bf16', capability: AOT_CAPABILITIES[0]! });
+    const b = candidateGrid('gfx950', { variant: 'dense', dtype: 'bf16', capability: AOT_CAPABILITIES[0]! });
+    expect(a.map(kernelName)).toEqual(b.map(kernelName));
+  });
+});
+
+describe('problemCandidates', () => {
+  it('fits widths to Wo and validates against the problem', () => {
+    const p = problem3x3({ N: 2, H: 16, W: 48, C: 64, K: 128 });
+    const set = problemCandidates(p, 'gfx950');
+    expect(set.valid.length).toBeGreaterThan(0);
+    expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 48, 32]));
+    for (const s of set.valid) expect(validate(s, p)).toEqual({ ok: true });
+  });
+
+  it('picks the grouped grid for grouped problems and filters merges that do not fit', () => {
+    const p = problem3x3({ N: 1, H: 14, W: 14, C: 128, K: 128, groups: 32 });
+    const set = problemCandidates(p, 'sm_90');
+    expect(set.valid.length).toBeGreaterThan(0);
+    expect(set.valid.every((s) => s.variant === 'grouped' && 32 % s.group_merge === 0 && s.group_merge >= 4)).toBe(true);
+  });
+
+  it('judges a batch past the buffer range on its largest chunk', () => {
+    const p = problem3x3({ N: 1000, H: 128, W: 128, C: 128, K: 128 });
+    expect(validate(gfx950Spec(), p).ok).toBe(false);
+    expect(problemCandidates(p, 'gfx950').valid.length).toBeGreaterThan(0);
+  });
+
+  it('rejects everything, with the problem reason, for groups 0', () => {
+    const set = problemCandidates(problem3x3({ groups: 0 }), 'gfx950', { variant: 'grouped' });
+    expect(set.valid).toHaveLength(0);
+    expect(set.rejected.some((r) => r.reason === 'problem.groups must be >= 1 (got 0)')).toBe(true);
+  });
+});
