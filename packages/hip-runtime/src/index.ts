@@ -1,4 +1,46 @@
+/**
+ * @rocke/hip-runtime: one API over HIP (AMD) and the CUDA driver (NVIDIA), through a native
+ * addon that dlopens the runtime library at first use. Importing this module loads nothing.
+ */
 declare const __PACKAGE_VERSION__: string;
 
 /** The published version of @rocke/hip-runtime. */
 export const VERSION: string = __PACKAGE_VERSION__;
+
+export type { BackendName, LoadAttempt, RuntimeFailure } from './errors.js';
+export { GpuRuntimeError, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
+
+export type {
+  DeviceAddressable,
+  KernargField,
+  KernargLayout,
+  KernargSignature,
+  KernargSpec,
+  KernargType,
+  KernargValue,
+  KernargValues,
+  PackedKernargs,
+} from './kernargs.js';
+export { KERNARG_TYPE_SIZE, kernargLayout, packKernargs, sameKernargTypes, unpackKernargs } from './kernargs.js';
+
+export type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeHandle, NativeLoadResult } from './binding.js';
+export { ADDON_FILE, addonCandidates, getBinding, LIBRARY_ENV, libraryCandidates, NATIVE_ABI_VERSION } from './binding.js';
+
+export type { BackendChoice, DeviceInfo, Dim3, LaunchArgs, LaunchOptions, OpenDeviceOptions, RuntimeOptions, RuntimeProbe } from './runtime.js';
+export {
+  Device,
+  DeviceBuffer,
+  DeviceView,
+  elapsedMs,
+  GpuEvent,
+  KernelFunction,
+  launch,
+  Module,
+  openDevice,
+  probeRuntime,
+  Stream,
+  unavailableMessage,
+} from './runtime.js';
+
+export type { FakeBinding, FakeBindingOptions, FakeKernel, FakeKernelContext, FakeLaunch } from './fake-binding.js';
+export { createFakeBinding } from './fake-binding.js';

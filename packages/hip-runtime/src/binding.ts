@@ -1,0 +1,160 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { BackendName, LoadAttempt } from './errors.js';
+import { RuntimeUnavailableError } from './errors.js';
+
+/** Opaque native object (a device, buffer, module, function, stream or event). */
+export type NativeHandle = object;
+
+/** What `load` reports: whether a library loaded, which one, and every path tried. */
+export interface NativeLoadResult {
+  readonly loaded: boolean;
+  readonly path?: string;
+  readonly attempts: readonly { readonly path: string; readonly error: string }[];
+}
+
+/** Device facts as the addon reports them. */
+export interface NativeDeviceInfo {
+  readonly backend: BackendName;
+  readonly index: number;
+  readonly name: string;
+  /** `gfx950`, `gfx942`, `sm_90`... (AMD target features stripped). */
+  readonly arch: string;
+  /** AMD: the full target id (`gfx942:sramecc+:xnack-`); NVIDIA: same as arch. */
+  readonly archFull: string;
+  /** Compute units (AMD) or streaming multiprocessors (NVIDIA). */
+  readonly computeUnits: number;
+  readonly totalMemory: number;
+  readonly warpSize: number;
+  readonly maxThreadsPerBlock: number;
+  readonly maxBlockDim: readonly number[];
+  readonly maxGridDim: readonly number[];
+  /** Shared memory (LDS) a block may use without opt-in. */
+  readonly maxSharedPerBlock: number;
+  /** Shared memory a block may use after opt-in (NVIDIA); equals maxSharedPerBlock on AMD. */
+  readonly maxSharedPerBlockOptin: number;
+  readonly driverVersion: number;
+}
+
+/** Per-kernel facts the runtime reports after loading. */
+export interface NativeFunctionAttributes {
+  readonly maxThreadsPerBlock: number;
+  readonly staticSharedBytes: number;
+  readonly constBytes: number;
+  readonly localBytes: number;
+  readonly numRegs: number;
+}
+
+/**
+ * The native surface the TypeScript API drives. The addon implements it; tests inject a fake
+ * (see createFakeBinding). Errors thrown by a runtime call carry `rockeApi`, `rockeCode`,
+ * `rockeErrorName`, `rockeRuntimeMessage` (and `rockeLog`); misuse errors carry `rockeUsage`.
+ */
+export interface NativeBinding {
+  readonly abiVersion: number;
+  load(backend: BackendName, candidates: readonly string[]): NativeLoadResult;
+  deviceCount(backend: BackendName): number;
+  deviceInfo(backend: BackendName, index: number): NativeDeviceInfo;
+  openDevice(backend: BackendName, index: number): NativeHandle;
+  closeDevice(device: NativeHandle): void;
+  synchronize(device: NativeHandle): void;
+  alloc(device: NativeHandle, bytes: number): { readonly handle: NativeHandle; readonly address: bigint };
+  free(buffer: NativeHandle): void;
+  copyToDevice(buffer: NativeHandle, offset: number, src: Uint8Array): void;
+  copyFromDevice(buffer: NativeHandle, offset: number, dst: Uint8Array): void;
+  copyDeviceToDevice(dst: NativeHandle, dstOffset: number, src: NativeHandle, srcOffset: number, bytes: number): void;
+  memset(buffer: NativeHandle, offset: number, value: number, bytes: number): void;
+  loadModule(device: NativeHandle, image: Uint8Array): NativeHandle;
+  unloadModule(module: NativeHandle): void;
+  getFunction(module: NativeHandle, name: string): { readonly handle: NativeHandle; readonly attributes: NativeFunctionAttributes };
+  launch(
+    fn: NativeHandle,
+    gridX: number,
+    gridY: number,
+    gridZ: number,
+    blockX: number,
+    blockY: number,
+    blockZ: number,
+    sharedBytes: number,
+    stream: NativeHandle | null,
+    kernargs: Uint8Array,
+  ): void;
+  createStream(device: NativeHandle): NativeHandle;
+  destroyStream(stream: NativeHandle): void;
+  synchronizeStream(stream: NativeHandle): void;
+  createEvent(device: NativeHandle): NativeHandle;
+  destroyEvent(event: NativeHandle): void;
+  recordEvent(event: NativeHandle, stream: NativeHandle | null): void;
+  synchronizeEvent(event: NativeHandle): void;
+  elapsedMs(start: NativeHandle, end: NativeHandle): number;
+}
+
+/** The ABI the TypeScript side expects from the addon (bumped with incompatible changes). */
+export const NATIVE_ABI_VERSION = 1;
+
+/** File name of the compiled addon (binding.gyp's target_name). */
+export const ADDON_FILE = 'rocke_hip_runtime.node';
+
+/** Environment variable naming an explicit library path for each backend. */
+export const LIBRARY_ENV: Readonly<Record<BackendName, string>> = Object.freeze({
+  hip: 'ROCKE_HIP_LIB',
+  cuda: 'ROCKE_CUDA_LIB',
+});
+
+/**
+ * Library paths tried for a backend, in order: the env override (when set), the sonames, and
+ * for HIP the default ROCm install.
+ */
+export function libraryCandidates(backend: BackendName, env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  const override = env[LIBRARY_ENV[backend]];
+  const fromEnv = override !== undefined && override !== '' ? [override] : [];
+  if (backend === 'hip') {
+    return [...fromEnv, 'libamdhip64.so', 'libamdhip64.so.6', 'libamdhip64.so.7', '/opt/rocm/lib/libamdhip64.so'];
+  }
+  return [...fromEnv, 'libcuda.so.1', 'libcuda.so'];
+}
+
+/** Where the compiled addon is looked for: build/Release, then build/Debug, under the package. */
+export function addonCandidates(): string[] {
+  // src/*.ts (tests) and dist/index.* (built) both sit one level below the package root.
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const root = join(here, '..');
+  return [join(root, 'build', 'Release', ADDON_FILE), join(root, 'build', 'Debug', ADDON_FILE)];
+}
+
+let defaultBinding: NativeBinding | undefined;
+
+function requireAddon(path: string): NativeBinding {
+  const required = createRequire(import.meta.url)(path) as Partial<NativeBinding>;
+  if (required.abiVersion !== NATIVE_ABI_VERSION || typeof required.launch !== 'function') {
+    throw new Error(`it has ABI version ${String(required.abiVersion)}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm run build:native)`);
+  }
+  return required as NativeBinding;
+}
+
+/**
+ * The binding to use: an injected object as is, a path to a `.node` file loaded from there,
+ * or (no argument) the package's own addon, loaded once and cached. Loading never happens at
+ * import time. Throws RuntimeUnavailableError listing the paths tried when no addon loads.
+ */
+export function getBinding(override?: NativeBinding | string): NativeBinding {
+  if (typeof override === 'object' && override !== null) return override;
+  const paths = typeof override === 'string' ? [override] : addonCandidates();
+  if (override === undefined && defaultBinding) return defaultBinding;
+  const attempts: LoadAttempt[] = [];
+  for (const path of paths) {
+    try {
+      const binding = requireAddon(path);
+      if (override === undefined) defaultBinding = binding;
+      return binding;
+    } catch (error) {
+      attempts.push({ backend: 'addon', path, error: error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error) });
+    }
+  }
+  const lines = attempts.map((a) => `  ${a.path}: ${a.error}`);
+  throw new RuntimeUnavailableError(
+    [`@rocke/hip-runtime: the native addon could not be loaded. Tried:`, ...lines, 'Build it with `npm run build:native` in packages/hip-runtime.'].join('\n'),
+    attempts,
+  );
+}

@@ -1,0 +1,608 @@
+import type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeHandle } from './binding.js';
+import { getBinding, LIBRARY_ENV, libraryCandidates } from './binding.js';
+import type { BackendName, LoadAttempt } from './errors.js';
+import { callNative, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
+import type { DeviceAddressable, KernargSignature, KernargValues, PackedKernargs } from './kernargs.js';
+import { kernargLayout, packKernargs, sameKernargTypes } from './kernargs.js';
+
+/** Which runtime to use: `auto` tries HIP, then CUDA, and takes the first with a device. */
+export type BackendChoice = 'auto' | BackendName;
+
+/** Options shared by openDevice and probeRuntime. */
+export interface RuntimeOptions {
+  /** Default `auto`. */
+  readonly backend?: BackendChoice;
+  /** An injected binding (tests) or a path to a `.node` file; default: the package's addon. */
+  readonly binding?: NativeBinding | string;
+  /** Where ROCKE_HIP_LIB / ROCKE_CUDA_LIB are read from; default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Options of openDevice. */
+export interface OpenDeviceOptions extends RuntimeOptions {
+  /** Device ordinal within the backend; default 0. */
+  readonly index?: number;
+}
+
+/** Facts about an open device. */
+export type DeviceInfo = NativeDeviceInfo;
+
+/** What probeRuntime found: the backend that would be used, or every attempt that failed. */
+export interface RuntimeProbe {
+  readonly available: boolean;
+  readonly backend?: BackendName;
+  /** The library that loaded. */
+  readonly path?: string;
+  readonly deviceCount: number;
+  /** Every failed attempt, in order. */
+  readonly attempts: readonly LoadAttempt[];
+}
+
+/** A grid or block shape: `n`, `[x]`, `[x, y]` or `[x, y, z]`. */
+export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number];
+
+/** Launch options. */
+export interface LaunchOptions {
+  /** Dynamic shared memory (LDS) in bytes; default 0. Above 48 KiB NVIDIA needs (and gets) an opt-in. */
+  readonly sharedBytes?: number;
+  /** Stream to launch on; default: the device's default stream. */
+  readonly stream?: Stream | null;
+}
+
+/** Kernel arguments for a launch: values for the function's signature, or a packed buffer. */
+export type LaunchArgs = KernargValues | PackedKernargs;
+
+// Native handles of the wrapper objects, kept out of the public surface.
+const nativeOf = new WeakMap<object, NativeHandle>();
+
+function handleOf(owner: object): NativeHandle {
+  const handle = nativeOf.get(owner);
+  if (handle === undefined) throw new GpuUsageError('not an object created by @rocke/hip-runtime');
+  return handle;
+}
+
+function requireInteger(value: unknown, what: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new GpuUsageError(`${what} must be an integer in [${min}, ${max}], got ${String(value)}`);
+  }
+  return value;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+interface Selected {
+  readonly binding: NativeBinding;
+  readonly backend: BackendName;
+  readonly path: string;
+  readonly deviceCount: number;
+}
+
+function select(options: RuntimeOptions): { selected?: Selected; attempts: LoadAttempt[] } {
+  const choice = options.backend ?? 'auto';
+  if (choice !== 'auto' && choice !== 'hip' && choice !== 'cuda') {
+    throw new GpuUsageError(`backend must be 'auto', 'hip' or 'cuda', got '${String(choice)}'`);
+  }
+  const attempts: LoadAttempt[] = [];
+  let binding: NativeBinding;
+  try {
+    binding = getBinding(options.binding);
+  } catch (error) {
+    if (error instanceof RuntimeUnavailableError) return { attempts: [...error.attempts] };
+    throw error;
+  }
+  const env = options.env ?? process.env;
+  for (const backend of choice === 'auto' ? (['hip', 'cuda'] as const) : [choice]) {
+    const result = callNative(() => binding.load(backend, libraryCandidates(backend, env)));
+    for (const attempt of result.attempts) {
+      if (attempt.error !== '') attempts.push({ backend, path: attempt.path, error: attempt.error });
+    }
+    if (!result.loaded || result.path === undefined) continue;
+    let count: number;
+    try {
+      count = callNative(() => binding.deviceCount(backend));
+    } catch (error) {
+      attempts.push({ backend, path: result.path, error: `loaded, but ${errorText(error)}` });
+      continue;
+    }
+    if (count < 1) {
+      attempts.push({ backend, path: result.path, error: 'loaded, but it reports no devices' });
+      continue;
+    }
+    return { selected: { binding, backend, path: result.path, deviceCount: count }, attempts };
+  }
+  return { attempts };
+}
+
+/** The one message for "nothing could be used": every path tried with its error. */
+export function unavailableMessage(choice: BackendChoice, attempts: readonly LoadAttempt[], env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const lines = attempts.map((a) => {
+    const variable = a.backend === 'addon' ? undefined : LIBRARY_ENV[a.backend];
+    const fromEnv = variable !== undefined && env[variable] === a.path ? ` (from ${variable})` : '';
+    return `  [${a.backend}] ${a.path}${fromEnv}: ${a.error}`;
+  });
+  return [
+    `@rocke/hip-runtime: no GPU runtime could be used (backend '${choice}'). Tried:`,
+    ...lines,
+    'Install the ROCm runtime (libamdhip64) or the NVIDIA driver (libcuda), or point ROCKE_HIP_LIB / ROCKE_CUDA_LIB at the library.',
+  ].join('\n');
+}
+
+/**
+ * Finds the runtime that openDevice would use, without opening a device. Never throws for a
+ * missing runtime or addon: `available` is false and `attempts` says what was tried.
+ */
+export function probeRuntime(options: RuntimeOptions = {}): RuntimeProbe {
+  const { selected, attempts } = select(options);
+  if (!selected) return { available: false, deviceCount: 0, attempts };
+  return { available: true, backend: selected.backend, path: selected.path, deviceCount: selected.deviceCount, attempts };
+}
+
+/**
+ * Opens a GPU. Loads the addon and the runtime library at this first use; throws
+ * RuntimeUnavailableError (one message listing every path tried) when none can be used, and
+ * GpuUsageError for an index past the device count.
+ */
+export function openDevice(options: OpenDeviceOptions = {}): Device {
+  const choice = options.backend ?? 'auto';
+  const { selected, attempts } = select(options);
+  if (!selected) throw new RuntimeUnavailableError(unavailableMessage(choice, attempts, options.env ?? process.env), attempts);
+  const index = requireInteger(options.index ?? 0, 'device index', 0, selected.deviceCount - 1);
+  const { binding, backend } = selected;
+  const info = callNative(() => binding.deviceInfo(backend, index));
+  const handle = callNative(() => binding.openDevice(backend, index));
+  return new Device(binding, handle, Object.freeze({ ...info, maxBlockDim: Object.freeze([...info.maxBlockDim]), maxGridDim: Object.freeze([...info.maxGridDim]) }));
+}
+
+function toDim3(value: Dim3, what: string): [number, number, number] {
+  const list = typeof value === 'number' ? [value] : value;
+  if (!Array.isArray(list) || list.length < 1 || list.length > 3) {
+    throw new GpuUsageError(`${what} must be a number or an array of 1 to 3 numbers`);
+  }
+  const dims = [list[0], list[1] ?? 1, list[2] ?? 1] as [unknown, unknown, unknown];
+  return dims.map((d, i) => requireInteger(d, `${what}.${'xyz'[i]}`, 1, 2 ** 32 - 1)) as [number, number, number];
+}
+
+function isPacked(args: LaunchArgs): args is PackedKernargs {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) && (args as PackedKernargs).bytes instanceof Uint8Array && 'layout' in args;
+}
+
+function bytesOf(view: ArrayBufferView, what: string): Uint8Array {
+  if (!ArrayBuffer.isView(view)) throw new GpuUsageError(`${what} must be a typed array or DataView`);
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** An open GPU: allocations, modules, streams, events and launches go through it. */
+export class Device {
+  /** Name, arch, compute units, memory and launch limits. */
+  readonly info: DeviceInfo;
+  readonly #binding: NativeBinding;
+  #closed = false;
+
+  /** @internal Use openDevice(). */
+  constructor(binding: NativeBinding, handle: NativeHandle, info: DeviceInfo) {
+    this.#binding = binding;
+    this.info = info;
+    nativeOf.set(this, handle);
+  }
+
+  /** The backend this device runs on. */
+  get backend(): BackendName {
+    return this.info.backend;
+  }
+
+  /** True after close(). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** @internal The binding, for the objects this device creates. */
+  get binding(): NativeBinding {
+    this.assertOpen();
+    return this.#binding;
+  }
+
+  /** @internal Throws GpuUsageError when the device is closed. */
+  assertOpen(): void {
+    if (this.#closed) throw new GpuUsageError(`the ${this.info.backend} device ${this.info.index} (${this.info.name}) is closed`);
+  }
+
+  /** Allocates `bytes` of device memory (uninitialised). */
+  alloc(bytes: number): DeviceBuffer {
+    const size = requireInteger(bytes, 'allocation size', 1, Number.MAX_SAFE_INTEGER);
+    const { handle, address } = callNative(() => this.binding.alloc(handleOf(this), size));
+    return new DeviceBuffer(this, handle, address, size);
+  }
+
+  /** Allocates a buffer the size of `data` and copies `data` into it. */
+  upload(data: ArrayBufferView): DeviceBuffer {
+    const bytes = bytesOf(data, 'upload data');
+    const buffer = this.alloc(Math.max(bytes.byteLength, 1));
+    buffer.write(bytes);
+    return buffer;
+  }
+
+  /**
+   * Loads a code object: an AMD hsaco on HIP; a cubin or PTX (bytes or text) on CUDA. A PTX
+   * that fails to JIT throws GpuRuntimeError with the JIT log in `log` and in the message.
+   */
+  loadModule(image: ArrayBufferView | string): Module {
+    const bytes = typeof image === 'string' ? new TextEncoder().encode(image) : bytesOf(image, 'module image');
+    if (bytes.byteLength === 0) throw new GpuUsageError('module image is empty');
+    const handle = callNative(() => this.binding.loadModule(handleOf(this), bytes));
+    return new Module(this, handle);
+  }
+
+  /** Creates a stream (ordered with the default stream, like CU_STREAM_DEFAULT). */
+  createStream(): Stream {
+    return new Stream(this, callNative(() => this.binding.createStream(handleOf(this))));
+  }
+
+  /** Creates an event with timing enabled. */
+  createEvent(): GpuEvent {
+    return new GpuEvent(this, callNative(() => this.binding.createEvent(handleOf(this))));
+  }
+
+  /**
+   * Launches `fn` on a `grid` of blocks of `block` threads. `args` are values for the
+   * function's signature (or a buffer from packKernargs). Shapes, shared memory, stream and
+   * argument buffers are checked against the device limits before anything is launched.
+   */
+  launch(fn: KernelFunction, grid: Dim3, block: Dim3, args: LaunchArgs, options: LaunchOptions = {}): void {
+    this.assertOpen();
+    if (!(fn instanceof KernelFunction)) throw new GpuUsageError('launch needs a KernelFunction from module.getFunction()');
+    if (fn.module.device !== this) throw new GpuUsageError(`function '${fn.name}' belongs to another device`);
+    fn.module.assertLoaded();
+    const g = toDim3(grid, 'grid');
+    const b = toDim3(block, 'block');
+    const { info } = this;
+    for (let i = 0; i < 3; i++) {
+      const axis = 'xyz'[i];
+      if (b[i]! > info.maxBlockDim[i]!) throw new GpuUsageError(`block.${axis} = ${b[i]} exceeds the device limit ${info.maxBlockDim[i]}`);
+      if (g[i]! > info.maxGridDim[i]!) throw new GpuUsageError(`grid.${axis} = ${g[i]} exceeds the device limit ${info.maxGridDim[i]}`);
+    }
+    const threads = b[0] * b[1] * b[2];
+    const threadLimit = Math.min(info.maxThreadsPerBlock, fn.attributes.maxThreadsPerBlock > 0 ? fn.attributes.maxThreadsPerBlock : Infinity);
+    if (threads > threadLimit) {
+      throw new GpuUsageError(`block of ${threads} threads exceeds the limit of ${threadLimit} for '${fn.name}' on this device`);
+    }
+    const shared = requireInteger(options.sharedBytes ?? 0, 'sharedBytes', 0, 2 ** 32 - 1);
+    const sharedLimit = info.maxSharedPerBlockOptin - fn.attributes.staticSharedBytes;
+    if (shared > sharedLimit) {
+      throw new GpuUsageError(
+        `sharedBytes = ${shared} exceeds the ${sharedLimit} bytes of dynamic shared memory available to '${fn.name}' ` +
+          `(${info.maxSharedPerBlockOptin} per block, ${fn.attributes.staticSharedBytes} static)`,
+      );
+    }
+    let stream: NativeHandle | null = null;
+    if (options.stream !== undefined && options.stream !== null) {
+      if (!(options.stream instanceof Stream)) throw new GpuUsageError('stream must be a Stream from device.createStream()');
+      if (options.stream.device !== this) throw new GpuUsageError('the stream belongs to another device');
+      options.stream.assertLive();
+      stream = handleOf(options.stream);
+    }
+    const packed = this.packFor(fn, args);
+    callNative(() => this.#binding.launch(handleOf(fn), g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, packed.bytes));
+  }
+
+  private packFor(fn: KernelFunction, args: LaunchArgs): PackedKernargs {
+    let packed: PackedKernargs;
+    if (isPacked(args)) {
+      if (fn.signature && !sameKernargTypes(fn.signature, args.signature)) {
+        const types = (s: KernargSignature) => s.map((p) => p.type).join(', ');
+        throw new KernargError(`packed arguments (${types(args.signature)}) do not match '${fn.name}' (${types(fn.signature)})`);
+      }
+      if (args.bytes.byteLength !== args.layout.size) {
+        throw new KernargError(`packed arguments hold ${args.bytes.byteLength} bytes, their layout needs ${args.layout.size}`);
+      }
+      packed = args;
+    } else {
+      if (!fn.signature) {
+        throw new KernargError(`'${fn.name}' has no signature: pass one to getFunction(name, signature) or pack with packKernargs()`);
+      }
+      packed = packKernargs(fn.signature, args);
+    }
+    for (const pointer of packed.pointers) this.checkPointer(pointer);
+    return packed;
+  }
+
+  private checkPointer(pointer: DeviceAddressable): void {
+    const buffer = pointer instanceof DeviceView ? pointer.buffer : pointer instanceof DeviceBuffer ? pointer : undefined;
+    if (buffer === undefined) return;
+    if (buffer.device !== this) throw new KernargError('a pointer argument refers to memory of another device');
+    buffer.assertLive();
+  }
+
+  /** Waits until all work on the device has finished. */
+  synchronize(): void {
+    callNative(() => this.binding.synchronize(handleOf(this)));
+  }
+
+  /**
+   * Releases every object of the device (events, streams, modules, memory) and the device
+   * itself. Using any of them afterwards throws GpuUsageError. Closing twice is a no-op.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    callNative(() => this.#binding.closeDevice(handleOf(this)));
+  }
+}
+
+/** A device allocation. Free it with free(); a garbage-collected buffer is freed by its finalizer. */
+export class DeviceBuffer implements DeviceAddressable {
+  readonly device: Device;
+  readonly byteLength: number;
+  readonly #address: bigint;
+  #freed = false;
+
+  /** @internal Use device.alloc(). */
+  constructor(device: Device, handle: NativeHandle, address: bigint, byteLength: number) {
+    this.device = device;
+    this.byteLength = byteLength;
+    this.#address = address;
+    nativeOf.set(this, handle);
+  }
+
+  /** True after free() or after the device was closed. */
+  get freed(): boolean {
+    return this.#freed || this.device.closed;
+  }
+
+  /** @internal Throws GpuUsageError when the buffer can no longer be used. */
+  assertLive(): void {
+    this.device.assertOpen();
+    if (this.#freed) throw new GpuUsageError(`the ${this.byteLength}-byte device buffer was freed`);
+  }
+
+  /** The device address (for kernel arguments). Throws once freed. */
+  get address(): bigint {
+    this.assertLive();
+    return this.#address;
+  }
+
+  private range(byteOffset: number, byteLength: number, what: string): void {
+    requireInteger(byteOffset, `${what} byte offset`, 0, this.byteLength);
+    if (byteLength > this.byteLength - byteOffset) {
+      throw new GpuUsageError(`${what}: bytes [${byteOffset}, ${byteOffset + byteLength}) fall outside the ${this.byteLength}-byte buffer`);
+    }
+  }
+
+  /** Copies host data (any typed array or DataView, honouring its byteOffset) to `byteOffset`. */
+  write(data: ArrayBufferView, byteOffset = 0): this {
+    this.assertLive();
+    const bytes = bytesOf(data, 'write source');
+    this.range(byteOffset, bytes.byteLength, 'write');
+    callNative(() => this.device.binding.copyToDevice(handleOf(this), byteOffset, bytes));
+    return this;
+  }
+
+  /** Copies device bytes from `byteOffset` into `target` (its full byteLength); returns `target`. */
+  read<T extends ArrayBufferView>(target: T, byteOffset = 0): T {
+    this.assertLive();
+    const bytes = bytesOf(target, 'read target');
+    this.range(byteOffset, bytes.byteLength, 'read');
+    callNative(() => this.device.binding.copyFromDevice(handleOf(this), byteOffset, bytes));
+    return target;
+  }
+
+  /** Sets `byteLength` bytes from `byteOffset` to `value` (0-255); default: the whole buffer. */
+  fill(value: number, byteOffset = 0, byteLength = this.byteLength - byteOffset): this {
+    this.assertLive();
+    requireInteger(value, 'fill value', 0, 255);
+    requireInteger(byteLength, 'fill byte length', 0, Number.MAX_SAFE_INTEGER);
+    this.range(byteOffset, byteLength, 'fill');
+    callNative(() => this.device.binding.memset(handleOf(this), byteOffset, value, byteLength));
+    return this;
+  }
+
+  /** Copies `byteLength` bytes from `source` (same device) at `sourceOffset` to `byteOffset` here. */
+  copyFrom(source: DeviceBuffer, byteOffset = 0, sourceOffset = 0, byteLength = Math.min(this.byteLength - byteOffset, source.byteLength - sourceOffset)): this {
+    this.assertLive();
+    if (!(source instanceof DeviceBuffer)) throw new GpuUsageError('copyFrom needs a DeviceBuffer');
+    if (source.device !== this.device) throw new GpuUsageError('copyFrom: the source buffer belongs to another device');
+    source.assertLive();
+    requireInteger(byteLength, 'copy byte length', 0, Number.MAX_SAFE_INTEGER);
+    this.range(byteOffset, byteLength, 'copyFrom destination');
+    source.range(sourceOffset, byteLength, 'copyFrom source');
+    callNative(() => this.device.binding.copyDeviceToDevice(handleOf(this), byteOffset, handleOf(source), sourceOffset, byteLength));
+    return this;
+  }
+
+  /** A window into this buffer, usable as a pointer kernel argument (address + byteOffset). */
+  view(byteOffset: number, byteLength = this.byteLength - byteOffset): DeviceView {
+    this.assertLive();
+    requireInteger(byteLength, 'view byte length', 0, Number.MAX_SAFE_INTEGER);
+    this.range(byteOffset, byteLength, 'view');
+    return new DeviceView(this, byteOffset, byteLength);
+  }
+
+  /** Frees the memory now. Freeing twice is a no-op; any other use afterwards throws. */
+  free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    if (this.device.closed) return; // closing the device already released it
+    callNative(() => this.device.binding.free(handleOf(this)));
+  }
+}
+
+/** A byte range of a DeviceBuffer, for pointer arguments into the middle of a buffer. */
+export class DeviceView implements DeviceAddressable {
+  readonly buffer: DeviceBuffer;
+  readonly byteOffset: number;
+  readonly byteLength: number;
+
+  /** @internal Use buffer.view(). */
+  constructor(buffer: DeviceBuffer, byteOffset: number, byteLength: number) {
+    this.buffer = buffer;
+    this.byteOffset = byteOffset;
+    this.byteLength = byteLength;
+  }
+
+  /** The buffer's address plus byteOffset. Throws once the buffer is freed. */
+  get address(): bigint {
+    return this.buffer.address + BigInt(this.byteOffset);
+  }
+}
+
+/** A loaded code object. */
+export class Module {
+  readonly device: Device;
+  #unloaded = false;
+
+  /** @internal Use device.loadModule(). */
+  constructor(device: Device, handle: NativeHandle) {
+    this.device = device;
+    nativeOf.set(this, handle);
+  }
+
+  /** True after unload() or after the device was closed. */
+  get unloaded(): boolean {
+    return this.#unloaded || this.device.closed;
+  }
+
+  /** @internal Throws GpuUsageError when the module is gone. */
+  assertLoaded(): void {
+    this.device.assertOpen();
+    if (this.#unloaded) throw new GpuUsageError('the module was unloaded');
+  }
+
+  /**
+   * Looks up a kernel by its symbol name. With a `signature`, launches take argument values and
+   * pack them; without one they need a packKernargs() buffer. Throws GpuRuntimeError
+   * (cuModuleGetFunction / hipModuleGetFunction) when the module has no such kernel.
+   */
+  getFunction(name: string, signature?: KernargSignature): KernelFunction {
+    this.assertLoaded();
+    if (typeof name !== 'string' || name === '') throw new GpuUsageError('function name must be a non-empty string');
+    if (signature !== undefined) kernargLayout(signature); // a bad signature fails here, not at first launch
+    const { handle, attributes } = callNative(() => this.device.binding.getFunction(handleOf(this), name));
+    return new KernelFunction(this, handle, name, Object.freeze({ ...attributes }), signature ? Object.freeze([...signature]) : undefined);
+  }
+
+  /** Unloads the module; its functions can no longer be launched. Unloading twice is a no-op. */
+  unload(): void {
+    if (this.#unloaded) return;
+    this.#unloaded = true;
+    if (this.device.closed) return;
+    callNative(() => this.device.binding.unloadModule(handleOf(this)));
+  }
+}
+
+/** A kernel of a loaded module. */
+export class KernelFunction {
+  readonly module: Module;
+  readonly name: string;
+  /** Registers, static shared memory, local (spill) bytes and the thread limit the runtime reports. */
+  readonly attributes: NativeFunctionAttributes;
+  /** The parameter list, when given to getFunction. */
+  readonly signature: KernargSignature | undefined;
+
+  /** @internal Use module.getFunction(). */
+  constructor(module: Module, handle: NativeHandle, name: string, attributes: NativeFunctionAttributes, signature: KernargSignature | undefined) {
+    this.module = module;
+    this.name = name;
+    this.attributes = attributes;
+    this.signature = signature;
+    nativeOf.set(this, handle);
+  }
+
+  /** Same as `device.launch(this, ...)`. */
+  launch(grid: Dim3, block: Dim3, args: LaunchArgs, options: LaunchOptions = {}): void {
+    this.module.device.launch(this, grid, block, args, options);
+  }
+}
+
+/** A stream of ordered work. */
+export class Stream {
+  readonly device: Device;
+  #destroyed = false;
+
+  /** @internal Use device.createStream(). */
+  constructor(device: Device, handle: NativeHandle) {
+    this.device = device;
+    nativeOf.set(this, handle);
+  }
+
+  /** @internal Throws GpuUsageError when the stream is gone. */
+  assertLive(): void {
+    this.device.assertOpen();
+    if (this.#destroyed) throw new GpuUsageError('the stream was destroyed');
+  }
+
+  /** Waits until the stream's work has finished. */
+  synchronize(): void {
+    this.assertLive();
+    callNative(() => this.device.binding.synchronizeStream(handleOf(this)));
+  }
+
+  /** Destroys the stream. Destroying twice is a no-op. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    if (this.device.closed) return;
+    callNative(() => this.device.binding.destroyStream(handleOf(this)));
+  }
+}
+
+/** A timing event. */
+export class GpuEvent {
+  readonly device: Device;
+  #destroyed = false;
+
+  /** @internal Use device.createEvent(). */
+  constructor(device: Device, handle: NativeHandle) {
+    this.device = device;
+    nativeOf.set(this, handle);
+  }
+
+  /** @internal Throws GpuUsageError when the event is gone. */
+  assertLive(): void {
+    this.device.assertOpen();
+    if (this.#destroyed) throw new GpuUsageError('the event was destroyed');
+  }
+
+  /** Records the event on `stream` (default: the default stream). */
+  record(stream?: Stream | null): this {
+    this.assertLive();
+    let streamHandle: NativeHandle | null = null;
+    if (stream !== undefined && stream !== null) {
+      if (!(stream instanceof Stream)) throw new GpuUsageError('stream must be a Stream from device.createStream()');
+      if (stream.device !== this.device) throw new GpuUsageError('the stream belongs to another device');
+      stream.assertLive();
+      streamHandle = handleOf(stream);
+    }
+    callNative(() => this.device.binding.recordEvent(handleOf(this), streamHandle));
+    return this;
+  }
+
+  /** Waits until the work before the event's record has finished. */
+  synchronize(): void {
+    this.assertLive();
+    callNative(() => this.device.binding.synchronizeEvent(handleOf(this)));
+  }
+
+  /** Destroys the event. Destroying twice is a no-op. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    if (this.device.closed) return;
+    callNative(() => this.device.binding.destroyEvent(handleOf(this)));
+  }
+}
+
+/** Milliseconds between two recorded and completed events of one device. */
+export function elapsedMs(start: GpuEvent, end: GpuEvent): number {
+  if (!(start instanceof GpuEvent) || !(end instanceof GpuEvent)) throw new GpuUsageError('elapsedMs needs two GpuEvents');
+  if (start.device !== end.device) throw new GpuUsageError('elapsedMs: the events belong to different devices');
+  start.assertLive();
+  end.assertLive();
+  return callNative(() => start.device.binding.elapsedMs(handleOf(start), handleOf(end)));
+}
+
+/** Launches `fn` on its device: the free-function form of `device.launch`. */
+export function launch(fn: KernelFunction, grid: Dim3, block: Dim3, args: LaunchArgs, options: LaunchOptions = {}): void {
+  if (!(fn instanceof KernelFunction)) throw new GpuUsageError('launch needs a KernelFunction from module.getFunction()');
+  fn.module.device.launch(fn, grid, block, args, options);
+}
