@@ -229,6 +229,7 @@ describe('code facts', () => {
     // fixtures/amd-lds.ll declares [2048 x float] in addrspace(3).
     expect(lds.ldsBytes).toBe(2048 * 4);
     expect(amd(build('lds').hsaco, 'scale').ldsBytes).toBe(0);
+    expect(amd(build('lds').hsaco, 'lds_rows').ldsBytes).toBe(5000 * 4);
   });
 
   it('estimates waves per SIMD as llc reports them', () => {
@@ -241,7 +242,10 @@ describe('code facts', () => {
         compared++;
       }
     }
-    expect(compared).toBe(9);
+    expect(compared).toBe(11);
+    // fixtures/amd-lds.ll @lds_rows: 20000 B of LDS, 2 waves per group → LDS bounds both targets.
+    expect(amd(build('lds').hsaco, 'lds_rows').occupancy).toEqual({ unit: 'waves/simd', value: 4, limitedBy: 'lds' });
+    expect(amd(build('lds942').hsaco, 'lds_rows').occupancy).toEqual({ unit: 'waves/simd', value: 2, limitedBy: 'lds' });
     // The 3,3 cap shows up only through the padded descriptor.
     expect(amd(build('smallWe3').hsaco).occupancy).toEqual({ unit: 'waves/simd', value: 3, limitedBy: 'vgpr' });
   });

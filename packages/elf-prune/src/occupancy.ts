@@ -32,7 +32,8 @@ export interface AmdOccupancy {
 /**
  * Waves per SIMD on a CDNA target: the descriptor's allocated (granulated, padded) unified
  * VGPR count, and LDS per workgroup with the workgroup size taken as the kernel's declared
- * maximum. The LDS bound counts whole workgroups per CU and spreads their waves over the SIMDs.
+ * maximum. The LDS bound counts whole workgroups per CU and spreads their waves over the SIMDs
+ * (rounding up, as llc's `; Occupancy:` does).
  */
 export function amdWavesPerSimd(
   model: AmdOccupancyModel,
@@ -48,8 +49,10 @@ export function amdWavesPerSimd(
   if (kernel.ldsBytes > 0) {
     const wavesPerGroup = Math.ceil(Math.max(1, kernel.workgroupSize) / Math.max(1, kernel.wavefrontSize));
     const groupsPerCu = Math.floor(model.ldsBytesPerCu / kernel.ldsBytes);
-    const byLds = Math.floor((groupsPerCu * wavesPerGroup) / model.simdsPerCu);
-    if (byLds < value) {
+    // Waves of the resident groups spread over the SIMDs; a partly used SIMD still counts (as llc does).
+    const byLds = Math.ceil((groupsPerCu * wavesPerGroup) / model.simdsPerCu);
+    // On a tie LDS is the cause: llc pads the VGPR allocation up to what the LDS bound allows.
+    if (byLds <= value) {
       value = byLds;
       limitedBy = 'lds';
     }
