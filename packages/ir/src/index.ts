@@ -24,3 +24,7 @@ export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';
 export { findToolchain, verify, compile, disassemble, ToolError, ToolchainError } from './toolchain.js';
 export type { Toolchain, CompileOptions, CompileResult, AmdCompileResult, NvidiaCompileResult } from './toolchain.js';
+export {
+  checkGoldens, sha256Hex, goldenUpdateRequested, describeGoldenReport, formatGoldenFile, GoldenMismatchError,
+} from './goldens.js';
+export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';

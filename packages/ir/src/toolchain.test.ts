@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { printModule } from './printer.js';
+import { gfx942, gfx950, sm_90 } from './targets/index.js';
+import type { Target } from './targets/target.js';
+import { axpyKernel, ldsReverseKernel, mmaKernel } from './test-kernels.js';
+import { ToolError, ToolchainError, compile, disassemble, findToolchain, verify } from './toolchain.js';
+import { array, i8, ptr } from './types.js';
+
+const tc = findToolchain();
+const targets: Target[] = [gfx950, gfx942, sm_90];
+/** Instruction text of an llvm-objdump listing, without addresses/encodings comments. */
+const instructions = (asm: string) => asm.split('\n').filter((l) => /^\s/.test(l) && l.includes('//')).map((l) => l.split('//')[0]!.trim().replace(/\s+/g, ' '));
+const isElf = (b: Uint8Array | undefined) => !!b && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46;
+
+describe('toolchain', () => {
+  it('finds LLVM >= 20 (22 here) with every tool', () => {
+    expect(tc.major).toBeGreaterThanOrEqual(20);
+    expect(tc.llc).toMatch(/llc/);
+    expect(tc.ldLld).toMatch(/ld\.lld/);
+  });
+
+  it('reports every place it looked when ROCKE_LLVM_DIR points nowhere useful', () => {
+    expect(() => findToolchain({ ROCKE_LLVM_DIR: '/nonexistent/llvm', PATH: '' })).toThrow(ToolchainError);
+    expect(() => findToolchain({ ROCKE_LLVM_DIR: '/nonexistent/llvm', PATH: '' })).toThrow(/ROCKE_LLVM_DIR=\/nonexistent\/llvm: llvm-as\/opt\/llc\/ld\.lld\/llvm-objdump not all present/);
+  });
+
+  it('honours ROCKE_LLVM_DIR given as a prefix', () => {
+    const prefix = tc.llc.replace(/\/bin\/llc[^/]*$/, '');
+    if (!tc.llc.endsWith('/bin/llc')) return; // suffixed tools on PATH: no prefix to point at
+    expect(findToolchain({ ROCKE_LLVM_DIR: prefix, PATH: '' }).llc).toBe(`${prefix}/bin/llc`);
+  });
+
+  it.each(targets.map((t) => [t.name, t] as const))('%s: data layout is what LLVM 22 uses for the triple', (_, t) => {
+    const out = execFileSync(tc.opt, [`-mtriple=${t.triple}`, '-S', '-', '-o', '-'], { input: '', encoding: 'utf8' });
+    expect(out).toContain(`target datalayout = "${t.dataLayout}"`);
+  });
+
+  it('verify rejects bad IR with a ToolError carrying the command and llvm-as stderr', async () => {
+    const err = await verify('define void @f() {\n  ret i32 0\n}\n', tc).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    const te = err as ToolError;
+    expect(te.command[0]).toBe(tc.llvmAs);
+    expect(te.stderr).toMatch(/value doesn't match function result type 'void'/);
+    expect(te.exitCode).not.toBe(0);
+  });
+
+  it('compile failures carry the failing command and the tool stderr (LDS over the gfx942 limit)', async () => {
+    const m = gfx942.createModule();
+    const big = m.addGlobal({ name: 'big', valueType: array(65540, i8), addrspace: 3 });
+    const b = gfx942.kernel(m, 'k', [{ name: 'p', type: ptr(1) }], { workgroupSize: 64 });
+    const tid = gfx942.workitemId(b, 'x');
+    b.store(b.trunc(tid, i8), b.gep(i8, big, [tid]));
+    b.store(b.load(i8, b.gep(i8, big, [b.add(tid, 1)])), b.arg('p'));
+    b.ret();
+    const err = (await compile(printModule(m), gfx942, { toolchain: tc }).catch((e: unknown) => e)) as ToolError;
+    expect(err).toBeInstanceOf(ToolError);
+    expect(err.command.some((a) => a.includes('llc'))).toBe(true);
+    expect(err.stderr).toMatch(/local memory \(65540\) exceeds limit \(65536\)/);
+    expect(err.message).toContain('-mcpu=gfx942');
+  });
+
+  it('refuses an LLVM older than the flavor needs', async () => {
+    await expect(compile('', gfx950, { toolchain: { ...tc, major: 20, version: '20.1.0' } })).rejects.toThrow(/IR flavor llvm22 needs LLVM >= 22, found LLVM 20\.1\.0/);
+  });
+
+  it('disassemble is for AMD code objects only', async () => {
+    await expect(disassemble(new Uint8Array(), sm_90, tc)).rejects.toThrow(/sm_90 produces PTX text/);
+  });
+});
+
+describe('small kernels compile with LLVM 22 for each target', () => {
+  it.each(targets.map((t) => [t.name, t] as const))('%s: elementwise kernel', async (_, t) => {
+    const r = await compile(printModule(axpyKernel(t)), t, { toolchain: tc });
+    if (r.vendor === 'amd') {
+      expect(isElf(r.object)).toBe(true);
+      const asm = await disassemble(r.object, t, tc);
+      expect(asm).toMatch(/buffer_load_dword v\d+, v\d+, s\[\d+:\d+\], 0 offen/);
+      expect(asm).toMatch(/buffer_store_dword /);
+    } else {
+      expect(r.ptx).toContain('.maxntid 256, 1, 1');
+      expect(r.ptx).toMatch(/@%p\d+ (ld|st)\.global|@!?%p\d+ bra/); // guarded access
+      expect(isElf(r.cubin)).toBe(true);
+    }
+  });
+
+  it.each(targets.map((t) => [t.name, t] as const))('%s: LDS + barrier kernel', async (_, t) => {
+    const r = await compile(printModule(ldsReverseKernel(t)), t, { toolchain: tc });
+    if (r.vendor === 'amd') {
+      const code = instructions(await disassemble(r.object, t, tc));
+      const write = code.findIndex((l) => l.startsWith('ds_write_b32'));
+      const barrier = code.indexOf('s_barrier');
+      const read = code.findIndex((l) => l.startsWith('ds_read_b32'));
+      // The release fence makes the LDS write complete (lgkmcnt 0) before the barrier; the read comes after it.
+      expect(write).toBeGreaterThanOrEqual(0);
+      expect(barrier).toBeGreaterThan(write);
+      expect(code.slice(write + 1, barrier)).toContain('s_waitcnt lgkmcnt(0)');
+      expect(read).toBeGreaterThan(barrier);
+    } else {
+      expect(r.ptx).toContain('bar.sync 	0;');
+      expect(r.ptx).toMatch(/st\.shared\.b32/);
+      expect(r.ptxasLog).toMatch(/Used \d+ registers, used 1 barriers/);
+    }
+  });
+
+  const atomCases = targets.flatMap((t) => t.atoms.map((a) => [`${t.name} ${a.name}`, t, a] as const));
+  it.each(atomCases)('%s: MMA atom kernel lowers to its instruction', async (_, t, atom) => {
+    const r = await compile(printModule(mmaKernel(t, atom)), t, { toolchain: tc });
+    if (r.vendor === 'amd') {
+      const asm = await disassemble(r.object, t, tc);
+      const mfma = asm.split('\n').filter((l) => /\bv_mfma_/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+      expect(mfma).toEqual([atom.instruction]);
+    } else {
+      expect(r.ptx).toContain(atom.instruction);
+      expect(r.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col/);
+      expect(isElf(r.cubin)).toBe(true); // ptxas accepted it
+    }
+  });
+});
+
