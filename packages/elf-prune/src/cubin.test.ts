@@ -59,6 +59,10 @@ describe.skipIf(!ptxas)(title, () => {
     expect(report.get('nv_spill')?.spillStores).toBeGreaterThan(0);
     expect(spill.spills.any).toBe(true);
     expect(spill.spills.instructions).toBeGreaterThan(0);
+    // Each listed offset is an instruction (16-byte aligned on sm_90) inside the kernel's code.
+    const offsets = readCubin(nv.cubin).kernels.find((k) => k.name === 'nv_spill')?.spillRefillOffsets ?? [];
+    expect(offsets).toHaveLength(spill.spills.instructions);
+    expect(offsets.every((o) => o % 16 === 0 && o < spill.codeBytes)).toBe(true);
     expect(spill.scratchBytes).toBe(report.get('nv_spill')?.frame);
     expect(report.get('nv_shared')?.spillStores).toBe(0);
     expect(clean.spills).toEqual({ instructions: 0, any: false });

@@ -26,6 +26,8 @@ export interface CubinKernel {
   reqNtid: [number, number, number] | null;
   /** Spill/refill instructions listed in EIATTR_ANNOTATIONS (0 when there is none). */
   spillRefillInstructions: number;
+  /** Byte offsets of those instructions inside the kernel's code, in listing order. */
+  spillRefillOffsets: number[];
   /** Size of `.nv.shared.<name>`: static shared memory the loader reserves per block. */
   sharedBytes: number;
   /** Every record of `.nv.info.<name>`, for attributes this package does not interpret. */
@@ -109,12 +111,12 @@ function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: 
   let maxRegCount: number | null = null;
   let maxThreads: [number, number, number] | null = null;
   let reqNtid: [number, number, number] | null = null;
-  let spillRefillInstructions = 0;
+  const spillRefillOffsets: number[] = [];
   for (const record of records) {
     if (record.attr === EIATTR.MAXREG_COUNT && record.value !== null) maxRegCount = record.value;
     else if (record.attr === EIATTR.MAX_THREADS) maxThreads = triple(record, where);
     else if (record.attr === EIATTR.REQNTID) reqNtid = triple(record, where);
-    else if (record.attr === EIATTR.ANNOTATIONS) spillRefillInstructions += countSpillRefill(record, where);
+    else if (record.attr === EIATTR.ANNOTATIONS) spillRefillOffsets.push(...spillRefill(record, where));
   }
   if (global.registers === undefined) throw new ElfError(`kernel ${symbol.name}: no EIATTR_REGCOUNT in .nv.info`, kinfo.headerOffset);
   const text = elf.section(`.text.${symbol.name}`);
@@ -132,7 +134,8 @@ function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: 
     maxRegCount,
     maxThreads,
     reqNtid,
-    spillRefillInstructions,
+    spillRefillInstructions: spillRefillOffsets.length,
+    spillRefillOffsets,
     sharedBytes: elf.section(`.nv.shared.${symbol.name}`)?.size ?? 0,
     records,
   };
@@ -147,11 +150,11 @@ function triple(record: NvInfoRecord, where: string): [number, number, number] {
   return [x, y, z];
 }
 
-/** Annotations are (kind, instruction offset) word pairs. */
-function countSpillRefill(record: NvInfoRecord, where: string): number {
+/** Annotations are (kind, instruction offset) word pairs; returns the spill/refill offsets. */
+function spillRefill(record: NvInfoRecord, where: string): number[] {
   const words = payloadWords(record, where);
   if (words.length % 2 !== 0) throw new ElfError(`${where}: annotation list has an odd number of words`, record.offset);
-  let count = 0;
-  for (let i = 0; i < words.length; i += 2) if (words[i] === ANNOTATION_SPILL_REFILL) count++;
-  return count;
+  const offsets: number[] = [];
+  for (let i = 0; i < words.length; i += 2) if (words[i] === ANNOTATION_SPILL_REFILL) offsets.push(words[i + 1] ?? 0);
+  return offsets;
 }
