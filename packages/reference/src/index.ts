@@ -33,7 +33,7 @@ export { DEFAULT_BUDGET_BYTES, fp32ImageBytes, planChunks } from './chunks.js';
 export type { BatchChunk } from './chunks.js';
 export { convForward, convForwardChunks } from './conv.js';
 export type { ConvChunkOutput, ConvOptions, ConvOutput, Operand } from './conv.js';
-export { AUTO_THREADS_MIN_MACS, convForwardChunksParallel, convForwardParallel, resolveThreads } from './parallel.js';
+export { AUTO_THREADS_MIN_MACS, convForwardChunksParallel, convForwardParallel, resolveThreads, splitRows, stopReferenceWorkers } from './parallel.js';
 export type { ParallelConvOptions } from './parallel.js';
 export { convSample, flatOutputIndex, gather, outputPointOf, samplePoints } from './sample.js';
 export type { OutputIndex, OutputShape, SampleOutput, SampleSpec } from './sample.js';

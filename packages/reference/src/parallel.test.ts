@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { convForward, convForwardChunks } from './conv.js';
-import { AUTO_THREADS_MIN_MACS, convForwardChunksParallel, convForwardParallel, resolveThreads, splitRows } from './parallel.js';
+import { AUTO_THREADS_MIN_MACS, convForwardChunksParallel, convForwardParallel, resolveThreads, splitRows, stopReferenceWorkers } from './parallel.js';
 import { makeProblem, type ConvProblemInit } from './problem.js';
 import { randomTensor } from './random.js';
 
@@ -12,6 +12,8 @@ function data(init: ConvProblemInit, seed: number) {
 }
 
 describe('multi-threaded reference', () => {
+  afterAll(() => stopReferenceWorkers());
+
   const cases: [string, ConvProblemInit][] = [
     ['dense 3x3, one image split over rows', { N: 1, H: 9, W: 8, C: 32, K: 20, R: 3, S: 3, padH: 1, padW: 1, dtype: 'bf16' }],
     ['grouped, strided, dilated, several images', { N: 3, H: 11, W: 7, C: 12, K: 9, R: 3, S: 2, strideH: 2, dilationW: 2, padH: 2, groups: 3, dtype: 'fp16' }],
@@ -46,7 +48,15 @@ describe('multi-threaded reference', () => {
     expect(Array.from(whole.y32)).toEqual(Array.from(convForward(p, x, w).y32));
   });
 
-  it('stops its workers when the caller leaves the iteration early', async () => {
+  it('serves concurrent calls from the shared pool, each with its own buffers', async () => {
+    const a = data({ N: 2, H: 6, W: 6, C: 16, K: 8, R: 3, S: 3, padH: 1, padW: 1, dtype: 'bf16' }, 81);
+    const b = data({ N: 1, H: 9, W: 5, C: 8, K: 12, R: 1, S: 3, dtype: 'fp16' }, 82);
+    const [ra, rb] = await Promise.all([convForwardParallel(a.p, a.x, a.w, { threads: 2 }), convForwardParallel(b.p, b.x, b.w, { threads: 3 })]);
+    expect(Array.from(ra.y32)).toEqual(Array.from(convForward(a.p, a.x, a.w).y32));
+    expect(Array.from(rb.y32)).toEqual(Array.from(convForward(b.p, b.x, b.w).y32));
+  });
+
+  it('returns its workers to the pool when the caller leaves the iteration early', async () => {
     const { p, x, w } = data({ N: 4, H: 4, W: 4, C: 4, K: 4, R: 1, S: 1, dtype: 'fp16' }, 51);
     let seen = 0;
     for await (const chunk of convForwardChunksParallel(p, x, w, { budgetBytes: 4 * 4 * 4 * 4, threads: 2 })) {
@@ -54,6 +64,9 @@ describe('multi-threaded reference', () => {
       break;
     }
     expect(seen).toBe(1);
+    // The pool is still usable afterwards.
+    const again = await convForwardParallel(p, x, w, { threads: 2 });
+    expect(Array.from(again.y)).toEqual(Array.from(convForward(p, x, w).y));
   });
 
   it('rejects a bad thread count and over-budget images before starting workers', async () => {

@@ -27,15 +27,16 @@ export interface ParallelConvOptions extends ConvOptions {
 /** Problems smaller than this many MACs run on one thread under `threads: 'auto'`. */
 export const AUTO_THREADS_MIN_MACS = 5e7;
 
+// Jobs carry their SharedArrayBuffers (shared, not copied), so one pool serves every call.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const convRows = (${convRows.toString()});
-const x = new Float32Array(workerData.x);
-const w = new Float32Array(workerData.w);
-const y = new Float32Array(workerData.y);
 parentPort.on('message', (job) => {
   try {
-    convRows(x.subarray(0, job.xLength), w, y.subarray(0, job.yLength), job.shape, job.rowStart, job.rowEnd);
+    const x = new Float32Array(job.x, 0, job.xLength);
+    const w = new Float32Array(job.w);
+    const y = new Float32Array(job.y, 0, job.yLength);
+    convRows(x, w, y, job.shape, job.rowStart, job.rowEnd);
     parentPort.postMessage({ ok: true });
   } catch (error) {
     parentPort.postMessage({ ok: false, message: String((error && error.stack) || error) });
@@ -44,11 +45,96 @@ parentPort.on('message', (job) => {
 `;
 
 interface RowJob {
-  shape: KernelShape;
+  x: SharedArrayBuffer;
+  w: SharedArrayBuffer;
+  y: SharedArrayBuffer;
   xLength: number;
   yLength: number;
+  shape: KernelShape;
   rowStart: number;
   rowEnd: number;
+}
+
+/**
+ * Workers are started on first use and kept for later calls (starting one costs tens of
+ * milliseconds). Idle workers are unref'd, so they never keep the process alive.
+ */
+class WorkerPool {
+  private readonly idle: Worker[] = [];
+  private readonly live = new Set<Worker>();
+
+  acquire(count: number): Worker[] {
+    const taken: Worker[] = [];
+    while (taken.length < count) {
+      const worker = this.idle.pop() ?? this.spawn();
+      worker.ref();
+      taken.push(worker);
+    }
+    return taken;
+  }
+
+  release(workers: Worker[]): void {
+    for (const worker of workers) {
+      if (!this.live.has(worker)) continue; // it died during the job
+      worker.unref();
+      this.idle.push(worker);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const all = [...this.live];
+    this.live.clear();
+    this.idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    this.live.add(worker);
+    worker.on('exit', () => {
+      this.live.delete(worker);
+      const at = this.idle.indexOf(worker);
+      if (at >= 0) this.idle.splice(at, 1);
+    });
+    // Errors are reported to the job that is waiting (see runJob); this keeps an idle worker's
+    // error from becoming an unhandled 'error' event.
+    worker.on('error', () => undefined);
+    return worker;
+  }
+}
+
+const pool = new WorkerPool();
+
+/** Stop the reference's worker threads now (they are unref'd when idle, so this is optional). */
+export function stopReferenceWorkers(): Promise<void> {
+  return pool.stop();
+}
+
+function runJob(worker: Worker, job: RowJob): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { ok: boolean; message?: string }): void => {
+      cleanup();
+      if (m.ok) resolve();
+      else reject(new Error(`reference worker failed: ${m.message ?? 'unknown error'}`));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(new Error(`reference worker crashed: ${error.message}`));
+    };
+    const onExit = (code: number): void => {
+      cleanup();
+      reject(new Error(`reference worker exited early with code ${code}`));
+    };
+    const cleanup = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage(job);
+  });
 }
 
 /** Threads a call will use: the option resolved against the problem size and the row count. */
@@ -73,73 +159,6 @@ export function splitRows(rows: number, parts: number): [number, number][] {
     start = end;
   }
   return ranges;
-}
-
-/** A set of workers sharing the x chunk, w and y chunk buffers. */
-class RowPool {
-  private readonly workers: Worker[];
-  private readonly x: Float32Array;
-  private readonly w: Float32Array;
-  private readonly y: Float32Array;
-
-  constructor(helpers: number, xElements: number, w32: Float32Array, yElements: number) {
-    this.x = new Float32Array(new SharedArrayBuffer(xElements * 4));
-    this.w = new Float32Array(new SharedArrayBuffer(w32.length * 4));
-    this.w.set(w32);
-    this.y = new Float32Array(new SharedArrayBuffer(yElements * 4));
-    const workerData = { x: this.x.buffer, w: this.w.buffer, y: this.y.buffer };
-    this.workers = Array.from({ length: helpers }, () => new Worker(WORKER_SOURCE, { eval: true, workerData }));
-  }
-
-  /** The shared x buffer, to be filled with the chunk before {@link run}. */
-  xChunk(elements: number): Float32Array {
-    return this.x.subarray(0, elements);
-  }
-
-  /** Compute the chunk's rows over all threads; returns the shared y view (valid until the next run). */
-  async run(shape: KernelShape, xLength: number, yLength: number, ranges: [number, number][]): Promise<Float32Array> {
-    const [first, ...rest] = ranges;
-    const pending = rest.map((range, i) => this.dispatch(this.workers[i] as Worker, { shape, xLength, yLength, rowStart: range[0], rowEnd: range[1] }));
-    // Keep the rejections handled even if the main thread's share throws first.
-    const all = Promise.all(pending);
-    all.catch(() => undefined);
-    const xs = this.x.subarray(0, xLength);
-    const ys = this.y.subarray(0, yLength);
-    if (first) convRows(xs, this.w, ys, shape, first[0], first[1]);
-    await all;
-    return ys;
-  }
-
-  private dispatch(worker: Worker, job: RowJob): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (m: { ok: boolean; message?: string }): void => {
-        cleanup();
-        if (m.ok) resolve();
-        else reject(new Error(`reference worker failed: ${m.message ?? 'unknown error'}`));
-      };
-      const onError = (error: Error): void => {
-        cleanup();
-        reject(new Error(`reference worker crashed: ${error.message}`));
-      };
-      const onExit = (code: number): void => {
-        cleanup();
-        reject(new Error(`reference worker exited early with code ${code}`));
-      };
-      const cleanup = (): void => {
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      };
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage(job);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-  }
 }
 
 /**
@@ -189,16 +208,39 @@ async function* runParallel(
   const { geometry, shape } = prepared;
   const largest = largestChunk(plan);
   const threads = resolveThreads(threadsOption, geometry.macs / plan.length, largest * geometry.Ho);
-  const pool = new RowPool(threads - 1, largest * geometry.xImageElements, prepared.w32, largest * geometry.yImageElements);
+  const x = new SharedArrayBuffer(largest * geometry.xImageElements * 4);
+  const y = new SharedArrayBuffer(largest * geometry.yImageElements * 4);
+  const w = new SharedArrayBuffer(prepared.w32.length * 4);
+  new Float32Array(w).set(prepared.w32);
+  const xAll = new Float32Array(x);
+  const wAll = new Float32Array(w);
+  const yAll = new Float32Array(y);
+  const helpers = pool.acquire(threads - 1);
   try {
     for (const chunk of plan) {
       const xLength = chunk.count * geometry.xImageElements;
       const yLength = chunk.count * geometry.yImageElements;
-      operandValues(prepared.x, prepared.dtype, chunk.n0 * geometry.xImageElements, xLength, pool.xChunk(xLength));
-      const y32 = await pool.run(shape, xLength, yLength, splitRows(chunk.count * geometry.Ho, threads));
-      yield { chunk, y32 };
+      const xs = xAll.subarray(0, xLength);
+      const ys = yAll.subarray(0, yLength);
+      operandValues(prepared.x, prepared.dtype, chunk.n0 * geometry.xImageElements, xLength, xs);
+      const [mine, ...theirs] = splitRows(chunk.count * geometry.Ho, threads);
+      const jobs = theirs.map((range, i) =>
+        runJob(helpers[i] as Worker, { x, w, y, xLength, yLength, shape, rowStart: range[0], rowEnd: range[1] }),
+      );
+      // The main thread computes the first range while the workers do the rest. Every job is
+      // settled before anything is thrown, so a worker goes back to the pool only when idle.
+      let mainError: unknown;
+      try {
+        if (mine) convRows(xs, wAll, ys, shape, mine[0], mine[1]);
+      } catch (error) {
+        mainError = error ?? new Error('reference main-thread share failed');
+      }
+      const settled = await Promise.allSettled(jobs);
+      if (mainError !== undefined) throw mainError;
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
+      yield { chunk, y32: ys };
     }
   } finally {
-    await pool.close();
+    pool.release(helpers);
   }
 }
