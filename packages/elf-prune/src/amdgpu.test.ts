@@ -39,6 +39,7 @@ beforeAll(() => {
   builds['wideNone'] = compileAmd(tmp.dir, 'wide-none', fixture('twin-wide.ll'));
   builds['wideWe3'] = compileAmd(tmp.dir, 'wide-we3', withAttribute(fixture('twin-wide.ll'), WE3));
   builds['lds942'] = compileAmd(tmp.dir, 'lds-942', fixture('amd-lds.ll'), 'gfx942');
+  builds['sgpr'] = compileAmd(tmp.dir, 'sgpr', fixture('amd-sgpr.ll'));
 });
 afterAll(() => tmp.dispose());
 
@@ -195,7 +196,7 @@ describe('code facts', () => {
     expect(spill.spills.vgpr).toBeGreaterThan(0);
     expect(spill.scratchBytes).toBe(Number(yaml?.get('.private_segment_fixed_size')));
     expect(spill.scratchBytes).toBeGreaterThan(0);
-    for (const name of ['lds', 'smallNone', 'smallWe3', 'wideNone', 'wideWe3']) {
+    for (const name of ['lds', 'smallNone', 'smallWe3', 'wideNone', 'wideWe3', 'sgpr']) {
       for (const f of codeFacts(build(name).hsaco)) {
         expect(f.spills.any, `${name}/${f.name}`).toBe(false);
         expect(f.scratchBytes, `${name}/${f.name}`).toBe(0);
@@ -242,7 +243,8 @@ describe('code facts', () => {
         compared++;
       }
     }
-    expect(compared).toBe(11);
+    expect(compared).toBe(12);
+    expect(amd(build('sgpr').hsaco).occupancy).toEqual({ unit: 'waves/simd', value: 7, limitedBy: 'sgpr' });
     // fixtures/amd-lds.ll @lds_rows: 20000 B of LDS, 2 waves per group → LDS bounds both targets.
     expect(amd(build('lds').hsaco, 'lds_rows').occupancy).toEqual({ unit: 'waves/simd', value: 4, limitedBy: 'lds' });
     expect(amd(build('lds942').hsaco, 'lds_rows').occupancy).toEqual({ unit: 'waves/simd', value: 2, limitedBy: 'lds' });

@@ -131,7 +131,7 @@ export class ElfFile {
     return this.reader.bytes(section.offset, section.size, `contents of section ${section.name || section.index}`, section.headerOffset);
   }
 
-  /** Symbols of every SHT_SYMTAB section, else of SHT_DYNSYM (the static table is a superset). */
+  /** Symbols of the first SHT_SYMTAB section, else of SHT_DYNSYM (the static table is a superset). */
   symbols(): ElfSymbol[] {
     const table = this.sections.find((s) => s.type === SHT_SYMTAB) ?? this.sections.find((s) => s.type === SHT_DYNSYM);
     return table ? this.symbolsOf(table) : [];

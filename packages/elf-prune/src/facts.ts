@@ -139,6 +139,7 @@ function amdFacts(k: AmdgpuKernel, target: string): AmdKernelFacts {
     occupancy: model
       ? amdWavesPerSimd(model, {
           allocatedVgprs: kd.allocatedVgprs,
+          sgprCount: md.sgprCount,
           ldsBytes: kd.groupSegmentFixedSize,
           workgroupSize: md.maxFlatWorkgroupSize,
           wavefrontSize: md.wavefrontSize,

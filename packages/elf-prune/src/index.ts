@@ -35,7 +35,7 @@ export { ANNOTATION_SPILL_REFILL, EIATTR, payloadWords, readNvInfo } from './nvi
 export type { NvInfoRecord } from './nvinfo.js';
 export { readCubin } from './cubin.js';
 export type { Cubin, CubinKernel } from './cubin.js';
-export { AMD_OCCUPANCY_MODELS, SM90_OCCUPANCY_MODEL, amdWavesPerSimd, nvBlocksPerSm } from './occupancy.js';
+export { AMD_OCCUPANCY_MODELS, SM90_OCCUPANCY_MODEL, amdWavesPerSimd, gfx9WavesBySgprs, nvBlocksPerSm } from './occupancy.js';
 export type { AmdOccupancy, AmdOccupancyModel, NvOccupancy, NvOccupancyModel } from './occupancy.js';
 export { codeFacts, kernelFacts, sha256Hex } from './facts.js';
 export type { AmdKernelFacts, KernelFacts, NvidiaKernelFacts } from './facts.js';

@@ -26,18 +26,30 @@ export const AMD_OCCUPANCY_MODELS: Readonly<Record<string, AmdOccupancyModel>> =
 export interface AmdOccupancy {
   unit: 'waves/simd';
   value: number;
-  limitedBy: 'vgpr' | 'lds' | 'waves';
+  limitedBy: 'vgpr' | 'sgpr' | 'lds' | 'waves';
+}
+
+/**
+ * Waves per SIMD that `sgprCount` SGPRs (VCC/FLAT_SCRATCH/XNACK included, as `.sgpr_count`
+ * reports) allow on GFX8/GFX9: 10 up to 80, 9 up to 88, 8 up to 100, else 7 (LLVM's
+ * GCNSubtarget table; llc-22 for gfx950 reports 8 at 97 SGPRs and 7 at 108).
+ */
+export function gfx9WavesBySgprs(sgprCount: number): number {
+  if (sgprCount <= 80) return 10;
+  if (sgprCount <= 88) return 9;
+  if (sgprCount <= 100) return 8;
+  return 7;
 }
 
 /**
  * Waves per SIMD on a CDNA target: the descriptor's allocated (granulated, padded) unified
- * VGPR count, and LDS per workgroup with the workgroup size taken as the kernel's declared
+ * VGPR count, the SGPR count, and LDS per workgroup with the workgroup size taken as the kernel's declared
  * maximum. The LDS bound counts whole workgroups per CU and spreads their waves over the SIMDs
  * (rounding up, as llc's `; Occupancy:` does).
  */
 export function amdWavesPerSimd(
   model: AmdOccupancyModel,
-  kernel: { allocatedVgprs: number; ldsBytes: number; workgroupSize: number; wavefrontSize: number },
+  kernel: { allocatedVgprs: number; sgprCount: number; ldsBytes: number; workgroupSize: number; wavefrontSize: number },
 ): AmdOccupancy {
   let value = model.maxWavesPerSimd;
   let limitedBy: AmdOccupancy['limitedBy'] = 'waves';
@@ -45,6 +57,11 @@ export function amdWavesPerSimd(
   if (byVgpr < value) {
     value = byVgpr;
     limitedBy = 'vgpr';
+  }
+  const bySgpr = gfx9WavesBySgprs(kernel.sgprCount);
+  if (bySgpr < value) {
+    value = bySgpr;
+    limitedBy = 'sgpr';
   }
   if (kernel.ldsBytes > 0) {
     const wavesPerGroup = Math.ceil(Math.max(1, kernel.workgroupSize) / Math.max(1, kernel.wavefrontSize));
