@@ -12,6 +12,7 @@ describe('kernarg tables', () => {
     for (const table of Object.values(KERNEL_ABI)) {
       expect(new Set(table.map((e) => e.name)).size).toBe(table.length);
       for (const e of table) expect(e.type).toBe(['x', 'w', 'y', 'ws'].includes(e.name) ? 'ptr' : 'i32');
+      expect(table.filter((e) => e.access === 'read').map((e) => e.name)).toEqual(['x', 'w']);
     }
   });
 

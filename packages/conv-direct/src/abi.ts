@@ -14,6 +14,8 @@ export type KernargType = 'ptr' | 'i32' | 'i64' | 'f32';
 export interface KernargEntry {
   readonly name: string;
   readonly type: KernargType;
+  /** Pointers only: whether the kernel reads or writes through it (for readonly / writeonly noalias attributes). */
+  readonly access?: 'read' | 'write';
   readonly doc: string;
 }
 
@@ -29,13 +31,13 @@ export interface BufferRef {
 /** A kernarg value: a number for i32/f32, a bigint for i64 and resolved pointers, or a buffer view. */
 export type KernargValue = number | bigint | BufferRef;
 
-const ptr = (name: string, doc: string): KernargEntry => ({ name, type: 'ptr', doc });
+const ptr = (name: string, access: 'read' | 'write', doc: string): KernargEntry => ({ name, type: 'ptr', access, doc });
 const i32 = (name: string, doc: string): KernargEntry => ({ name, type: 'i32', doc });
 
 const DENSE_ARGS: readonly KernargEntry[] = [
-  ptr('x', 'input activations, NHWC'),
-  ptr('w', 'weights, [K, R, S, C/groups]'),
-  ptr('y', 'output, NHWK'),
+  ptr('x', 'read', 'input activations, NHWC'),
+  ptr('w', 'read', 'weights, [K, R, S, C/groups]'),
+  ptr('y', 'write', 'output, NHWK (split_c: written by the split-reduce pass that follows)'),
   i32('x_bytes', 'bytes of x this launch may read (buffer range)'),
   i32('w_bytes', 'bytes of w'),
   i32('y_bytes', 'bytes of y this launch may write'),
@@ -61,7 +63,7 @@ export const KERNEL_ABI: Readonly<Record<Variant, readonly KernargEntry[]>> = {
   grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')],
   split_c: [
     ...DENSE_ARGS,
-    ptr('ws', 'fp32 partial sums, [splits, N, Ho, Wo, K]'),
+    ptr('ws', 'write', 'fp32 partial sums, [splits, N, Ho, Wo, K]'),
     i32('ws_bytes', 'bytes of ws this launch may write'),
     i32('splits', 'channel slices: each reduces C/splits channels'),
   ],
