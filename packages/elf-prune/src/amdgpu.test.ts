@@ -9,6 +9,7 @@ import {
   asmOccupancy,
   compileAmd,
   fixture,
+  llvm22,
   objdumpDescriptor,
   readelfKernels,
   scratch,
@@ -272,6 +273,21 @@ describe('waves_per_eu twins', () => {
     expect(sha256Hex(symbolBytesByReadelf(build('wideWe3').path, 'twin_wide'))).not.toBe(
       sha256Hex(symbolBytesByReadelf(build('wideNone').path, 'twin_wide')),
     );
+  });
+});
+
+describe('toolchain requirement', () => {
+  it('fails with a message naming the missing LLVM 22 tool instead of skipping', () => {
+    expect(() => llvm22({ path: '', dirs: [] })).toThrow(/llc-22 not found on PATH .*CI installs llvm-22 and lld-22/);
+  });
+
+  it('reads a code object v5 (module flag amdhsa_code_object_version 500)', () => {
+    const v5 = `${fixture('twin-small.ll')}\n!llvm.module.flags = !{!0}\n!0 = !{i32 1, !"amdhsa_code_object_version", i32 500}\n`;
+    const b = compileAmd(tmp.dir, 'small-v5', v5);
+    const obj = readAmdgpuCodeObject(b.hsaco);
+    expect(obj.target.codeObjectVersion).toBe(5);
+    expect(obj.metadata.version).toEqual([1, 2]);
+    expect(amd(b.hsaco).textDigest).toBe(amd(build('smallNone').hsaco).textDigest);
   });
 });
 

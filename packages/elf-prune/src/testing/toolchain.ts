@@ -5,7 +5,8 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
-const LLVM_DIRS = [process.env['ROCKE_LLVM_DIR'] ? join(process.env['ROCKE_LLVM_DIR'], 'bin') : '', '/usr/lib/llvm-22/bin'];
+const llvmDirs = (): string[] =>
+  [process.env['ROCKE_LLVM_DIR'] ? join(process.env['ROCKE_LLVM_DIR'], 'bin') : '', '/usr/lib/llvm-22/bin'].filter((d) => d !== '');
 
 function executable(path: string): boolean {
   try {
@@ -16,20 +17,23 @@ function executable(path: string): boolean {
   }
 }
 
-/** Full path of a tool found on PATH or in `extraDirs`, or null. */
-export function findTool(names: string[], extraDirs: string[] = []): string | null {
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), ...extraDirs].filter((d) => d !== '');
+/** Full path of a tool found on `path` (default $PATH) or in `extraDirs`, or null. */
+export function findTool(names: string[], extraDirs: string[] = [], path = process.env['PATH'] ?? ''): string | null {
+  const dirs = [...path.split(delimiter), ...extraDirs].filter((d) => d !== '');
   for (const name of names) for (const dir of dirs) if (executable(join(dir, name))) return join(dir, name);
   return null;
 }
 
 /** LLVM 22 tools; throws a clear error (failing the suite, not skipping it) when one is missing. */
-export function llvm22(): { llc: string; lld: string; readelf: string; objdump: string } {
+export function llvm22(
+  search: { path?: string; dirs?: string[] } = {},
+): { llc: string; lld: string; readelf: string; objdump: string } {
+  const dirs = search.dirs ?? llvmDirs();
   const need = (tool: string): string => {
-    const path = findTool([`${tool}-22`], []) ?? findTool([tool], LLVM_DIRS.filter((d) => d !== ''));
+    const path = findTool([`${tool}-22`], [], search.path) ?? findTool([tool], dirs, '');
     if (!path) {
       throw new Error(
-        `${tool}-22 not found on PATH or in ${LLVM_DIRS.filter((d) => d).join(', ')}: these tests compile real code objects ` +
+        `${tool}-22 not found on PATH or in ${dirs.join(', ') || '(no LLVM directory)'}: these tests compile real code objects ` +
           'with LLVM 22 (CI installs llvm-22 and lld-22; set ROCKE_LLVM_DIR to use another install)',
       );
     }
