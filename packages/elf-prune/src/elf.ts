@@ -162,7 +162,7 @@ export class ElfFile {
       const sectionIndex = r.u16(at + 6, 'st_shndx');
       const value = r.u64(at + 8, 'st_value');
       const size = r.u64(at + 16, 'st_size');
-      const name = nameOffset === 0 ? '' : stringAt(r, strtab, nameOffset, `name of symbol ${i} in ${table.name}`);
+      const name = nameOffset === 0 ? '' : stringAt(r, strtab, nameOffset, `name of symbol ${i} in ${table.name}`, at);
       out.push({ index: i, entryOffset: at, name, value, size, type: info & 0xf, bind: info >> 4, visibility: other & 3, sectionIndex });
     }
     return out;
@@ -271,12 +271,13 @@ function readSections(r: ByteReader, h: ElfHeader): ElfSection[] {
   }
   return raw.map((s, i) => ({
     ...s,
-    name: strtab === undefined || i === 0 ? '' : stringAt(r, { ...strtab, name: '.shstrtab' }, nameOffsets[i] ?? 0, `name of section ${i}`),
+    name: strtab === undefined || i === 0 ? '' : stringAt(r, { ...strtab, name: '.shstrtab' }, nameOffsets[i] ?? 0, `name of section ${i}`, s.headerOffset),
   }));
 }
 
-function stringAt(r: ByteReader, strtab: ElfSection, offset: number, what: string): string {
-  if (offset >= strtab.size) throw new ElfError(`${what}: offset ${offset} is outside ${strtab.name} (${strtab.size} bytes)`, strtab.offset);
+/** A name from a string table; `origin` is the file offset of the field that holds `offset`. */
+function stringAt(r: ByteReader, strtab: ElfSection, offset: number, what: string, origin: number): string {
+  if (offset >= strtab.size) throw new ElfError(`${what}: offset ${offset} is outside ${strtab.name} (${strtab.size} bytes)`, origin);
   return r.cstring(strtab.offset + offset, strtab.offset + strtab.size, what);
 }
 
