@@ -171,6 +171,7 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
     }
   }
   function memory(address: bigint, byteLength: number): Uint8Array {
+    if (byteLength === 0) return new Uint8Array(0); // touching nothing never faults
     for (const b of buffers) {
       if (b.freed || address < b.address) continue;
       const offset = Number(address - b.address);
