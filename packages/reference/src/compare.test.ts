@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulateKernel, type KernelSimulation } from '../test-support/simulated-kernel.js';
 import { compare, toleranceFor } from './compare.js';
-import { convForward, convSample } from './index.js';
+import { convForward, convForwardChunks, convSample } from './index.js';
 import { decodeDtype, encodeDtype, fromDtypeBits, type Dtype } from './dtype.js';
 import { makeProblem, type ConvProblem } from './problem.js';
 import { randomTensor } from './random.js';
@@ -163,6 +163,17 @@ describe('compare: reporting', () => {
     const report = compare(actual, s.y, 'bf16', s);
     expect(report.mismatches).toBe(1);
     expect(report.firstBad).toMatchObject({ index: 4, ...s.points[4] });
+  });
+
+  it('compares chunk by chunk with the chunk shape, counting n from the chunk start', () => {
+    const per = g.yImageElements;
+    const kernelY = ref.y.slice();
+    kernelY[per + 7] = (kernelY[per + 7] as number) ^ 0x8000; // image 1, (h=0, w=1, k=2)
+    const reports = [...convForwardChunks(p, x, w, { budgetBytes: 3 * 4 * 8 * 4 })].map((chunk) =>
+      compare(kernelY.subarray(chunk.n0 * per, (chunk.n0 + chunk.count) * per), chunk.y, 'bf16', { ...g, N: chunk.count }),
+    );
+    expect(reports.map((r) => r.pass)).toEqual([true, false]);
+    expect(reports[1]?.firstBad).toMatchObject({ index: 7, n: 0, h: 0, w: 1, k: 2 });
   });
 
   it('treats NaN and infinities: same matches, different mismatches with infinite error', () => {
