@@ -111,4 +111,4 @@ export { residency, type Residency } from './residency.js';
 export { PlanError } from './plan-error.js';
 export { balancedChunks, plan, type Launch, type LaunchPlan, type PlanOptions, type ReduceStep } from './plan.js';
 export { TARGET_WAVES, chooseSplits, splitOptions, type SplitChoice, type SplitOption } from './split-plan.js';
-export { chooseGroupMerge, mergeRow, type MergeChoice, type MergeRow } from './merge-plan.js';
+export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-plan.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseGroupMerge, mergeRow } from './merge-plan.js';
+import { chooseGroupMerge, mergeRow, rankGroupedSpecs } from './merge-plan.js';
 import { PlanError } from './plan-error.js';
 import { residency } from './residency.js';
 import { launchGrid } from './grid.js';
@@ -64,5 +64,16 @@ describe('chooseGroupMerge', () => {
   it('only offers the degrees it is given', () => {
     const p = problem3x3({ N: 16, H: 56, W: 56, C: 128, K: 128, groups: 32 });
     expect(chooseGroupMerge(grouped, p, [16, 32]).groupMerge).toBe(16);
+  });
+});
+
+describe('rankGroupedSpecs', () => {
+  it('orders baked-degree specs by cost and drops infeasible and non-grouped ones', () => {
+    const p = problem3x3({ N: 16, H: 56, W: 56, C: 128, K: 128, groups: 32 });
+    const specs = [16, 2, 8, 32].map((gm) => ({ ...grouped, group_merge: gm }));
+    const ranked = rankGroupedSpecs([...specs, sm90Spec()], p);
+    expect(ranked.map((r) => r.spec.group_merge)).toEqual([8, 16, 32]);
+    expect(ranked[0]!.row).toEqual(mergeRow(grouped, p, 8));
+    expect(rankGroupedSpecs(specs, problem3x3({ groups: 0 }))).toEqual([]);
   });
 });

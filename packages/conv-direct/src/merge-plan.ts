@@ -98,3 +98,24 @@ export function chooseGroupMerge(spec: Spec, problem: Problem, degrees: readonly
     explain: [...lines, `chose group_merge ${best.groupMerge} (lowest cost ${best.cost.toFixed(3)}; ties go to the smaller degree)`],
   };
 }
+
+/** One grouped spec scored by the cost model at its own (baked) merge degree. */
+export interface RankedGroupedSpec {
+  readonly spec: Spec;
+  readonly row: MergeRow;
+}
+
+/**
+ * Scores grouped specs that already carry their merge degree (e.g. the binaries in a cache) with
+ * the same cost model and returns the feasible ones, cheapest first; ties go to the smaller
+ * degree, then to the order given. Infeasible specs are left out.
+ */
+export function rankGroupedSpecs(specs: readonly Spec[], problem: Problem): RankedGroupedSpec[] {
+  if (checkProblem(problem) !== null) return [];
+  return specs
+    .filter((spec) => spec.variant === 'grouped')
+    .map((spec, index) => ({ spec, row: mergeRow(spec, problem, spec.group_merge), index }))
+    .filter((r) => r.row.reason === null)
+    .sort((a, b) => a.row.cost - b.row.cost || a.spec.group_merge - b.spec.group_merge || a.index - b.index)
+    .map(({ spec, row }) => ({ spec, row }));
+}
