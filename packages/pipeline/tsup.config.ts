@@ -1,4 +1,6 @@
 import { defineConfig } from 'tsup';
 import { packageConfig } from '../../tools/tsup-preset.mjs';
 
-export default defineConfig(packageConfig(import.meta.dirname));
+// Two entries: the library (src/index.ts) and the `rocke` executable (src/cli.ts, whose
+// `#!/usr/bin/env node` first line esbuild keeps at the top of dist/cli.js).
+export default defineConfig(packageConfig(import.meta.dirname, { entry: ['src/index.ts', 'src/cli.ts'] }));

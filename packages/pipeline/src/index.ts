@@ -1,4 +1,82 @@
+/**
+ * @rocke/pipeline: the kernel cache, compile-all with ELF pruning, planning, bench/run seams,
+ * .npy I/O, benchmark reports, and the `rocke` CLI (`main`).
+ */
 declare const __PACKAGE_VERSION__: string;
 
 /** The published version of @rocke/pipeline. */
 export const VERSION: string = __PACKAGE_VERSION__;
+
+export { canonicalJson, isSha256Hex, sha256Hex, type JsonValue } from './hash.js';
+export { isTempName, TEMP_SUFFIX, writeFileAtomic } from './atomic-file.js';
+export {
+  CacheIntegrityError,
+  defaultCacheDir,
+  identityId,
+  KernelCache,
+  type BlobRef,
+  type BlobStatus,
+  type CacheEntry,
+  type CodeKind,
+  type IntegrityKind,
+  type KernelIdentity,
+  type PruneMark,
+} from './cache.js';
+export {
+  gcCache,
+  listCache,
+  pruneCache,
+  verifyCache,
+  type CacheListRow,
+  type EntryFilter,
+  type GcReport,
+  type PruneCacheOptions,
+  type PruneCacheReport,
+  type VerifyProblem,
+  type VerifyReport,
+} from './cache-maintenance.js';
+export {
+  findLlvmTools,
+  isTargetName,
+  LlvmToolchain,
+  TARGETS,
+  ToolError,
+  type CompiledCode,
+  type KernelCompiler,
+  type LlvmTools,
+  type TargetName,
+} from './llvm-toolchain.js';
+export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type PruneDecision, type PruneInput, type Pruner } from './family.js';
+export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
+export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';
+export { runPool } from './pool.js';
+export {
+  compileAll,
+  type CompileAllOptions,
+  type CompileAllProgress,
+  type CompileAllReport,
+  type CompileFailure,
+  type FailureStage,
+  type JobStatus,
+} from './compile-all.js';
+export { compileProgress, type ProgressSink } from './progress.js';
+export { formatBytes, formatDuration, formatTable, type Align } from './table.js';
+export { NpyFormatError, readNpy, writeNpy, type NpyArray, type NpyDtype } from './npy.js';
+export {
+  benchRowSchema,
+  geometricMean,
+  renderBenchHtml,
+  renderBenchSvg,
+  summarizeBench,
+  type BenchRow,
+  type BenchSummary,
+  type ClassSummary,
+  type RatedBenchRow,
+} from './bench-report.js';
+export { problemFromValues, PROBLEM_OPTIONS } from './problem-input.js';
+export { planProblem, type PlanReport } from './commands/plan-command.js';
+export { readSuite } from './commands/bench-command.js';
+export { runProblem, operandBits } from './commands/run-command.js';
+export { UsageError, type BenchRequest, type CliDeps, type CliIo, type RunRequest } from './cli-io.js';
+export { defaultDeps } from './wiring.js';
+export { main, processIo, USAGE } from './main.js';
