@@ -3,9 +3,9 @@ import { Builder } from '../builder.js';
 import { zero } from '../constants.js';
 import type { FnAttribute, Value } from '../ir.js';
 import { Module } from '../module.js';
-import { i32, i64, i8, sizeOf, typeToString, voidT } from '../types.js';
+import { i32, i64, i8, sizeOf, struct, typeToString, voidT } from '../types.js';
 import { mmaSyncAtom } from './atoms.js';
-import type { Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
+import type { AsyncCopy, Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
 import { TargetError, atomKey, checkKernelOptions, findAtom } from './target.js';
 
 /** LLVM 22's data layout for nvptx64-nvidia-cuda. */
@@ -25,6 +25,35 @@ function access(b: Builder, buf: GlobalBuffer, byteOffset: Value, bytes: number)
   const addr = b.gep(i8, buf.handle, [off]);
   return { addr, inRange };
 }
+
+function checkSharedPtr(what: string, p: Value): void {
+  if (p.type.kind !== 'ptr' || p.type.addrspace !== 3) throw new TargetError(`sm_90: ${what} must be ptr addrspace(3), got ${typeToString(p.type)}`);
+}
+
+/** `ldmatrix` x1/x2/x4 (non-transposed, 16-bit elements). */
+function matrixLoad(b: Builder, rowAddress: Value, count: 1 | 2 | 4): Value[] {
+  checkSharedPtr('ldmatrix row address', rowAddress);
+  if (count !== 1 && count !== 2 && count !== 4) throw new TargetError(`sm_90: ldmatrix loads 1, 2 or 4 matrices, got ${String(count)}`);
+  const ret = count === 1 ? i32 : struct(Array(count).fill(i32));
+  const r = b.intrinsic(`llvm.nvvm.ldmatrix.sync.aligned.m8n8.x${count}.b16.p3`, ret, [rowAddress]);
+  return count === 1 ? [r] : Array.from({ length: count }, (_, j) => b.extractValue(r, [j]));
+}
+
+const asyncCopy: AsyncCopy = {
+  copy(b, buf, byteOffset, dst) {
+    checkSharedPtr('cp.async destination', dst);
+    const { addr, inRange } = access(b, buf, byteOffset, 16);
+    // src-size 0 zero-fills the 16 bytes; the source must still be a valid address, so use the base.
+    const src = b.select(inRange, addr, buf.handle);
+    const size = b.select(inRange, 16, 0);
+    b.intrinsic('llvm.nvvm.cp.async.cg.shared.global.16.s', voidT, [dst, src, size]);
+  },
+  commit: (b) => void b.intrinsic('llvm.nvvm.cp.async.commit.group', voidT, []),
+  wait(b, pending) {
+    if (!Number.isInteger(pending) || pending < 0) throw new TargetError(`sm_90: cp.async wait count must be a non-negative integer, got ${pending}`);
+    b.intrinsic('llvm.nvvm.cp.async.wait.group', voidT, [pending]);
+  },
+};
 
 /** sm_90: 227 KiB shared memory per block with the dynamic opt-in (48 KiB static), mma.sync m16n8k16. */
 export function sm90Target(): Target {
@@ -90,6 +119,8 @@ export function sm90Target(): Target {
       b.ifThen(inRange, () => b.store(value, addr, { align: o.align }), 'gstore');
     },
 
+    matrixLoad,
+    asyncCopy,
     atom: (q) => findAtom(t.name, atoms, q),
     hasAtom: (q) => atoms.some((a) => a.name === atomKey(q)),
   };

@@ -92,6 +92,20 @@ export interface GlobalBuffer {
   readonly numBytes: Value;
 }
 
+/** Asynchronous global → LDS copies, completed in commit groups. */
+export interface AsyncCopy {
+  /**
+   * Starts a 16-byte copy from `byteOffset` (i32, unsigned) of `buf` to `dst` (`ptr addrspace(3)`,
+   * 16-byte aligned). A copy not wholly inside the buffer's range writes 16 zero bytes instead
+   * (`cp.async.cg` with src-size 0, reading nothing).
+   */
+  copy(b: Builder, buf: GlobalBuffer, byteOffset: Value, dst: Value): void;
+  /** Closes the current group of copies (`cp.async.commit_group`). */
+  commit(b: Builder): void;
+  /** Waits until at most `pending` committed groups are still in flight (`cp.async.wait_group`); this thread's copies only — a barrier publishes them. */
+  wait(b: Builder, pending: number): void;
+}
+
 /** Access options for global loads/stores. */
 export interface GlobalAccessOptions {
   /** Alignment of the access (default: natural alignment of the type). */
@@ -144,10 +158,20 @@ export interface Target {
   globalLoad(b: Builder, buf: GlobalBuffer, byteOffset: Value, type: Type, options?: GlobalAccessOptions): Value;
   /** Stores `value` at `byteOffset` (i32, unsigned); dropped when out of range. */
   globalStore(b: Builder, buf: GlobalBuffer, byteOffset: Value, value: Value, options?: GlobalAccessOptions): void;
+  /**
+   * NVIDIA `ldmatrix.sync.aligned.m8n8.x{count}.b16` (absent on AMD): each of the first `8*count`
+   * lanes passes the shared-memory address (`ptr addrspace(3)`, 16-byte aligned) of one 16-byte
+   * row: lane `l` addresses row `l % 8` of matrix `l / 8`. Returns `count` i32 registers; register
+   * `j` of lane `l` holds row `l / 4`, elements `2*(l % 4)` (bits 15:0) and `+1` of matrix `j`.
+   */
+  readonly matrixLoad?: (b: Builder, rowAddress: Value, count: 1 | 2 | 4) => Value[];
+  /** Asynchronous global → shared copies (NVIDIA `cp.async`; absent on AMD). */
+  readonly asyncCopy?: AsyncCopy;
   /** Looks an atom up by name (`32x32x16.bf16`) or shape; throws listing the available ones if absent. */
   atom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom;
   /** True when the target has the atom. */
   hasAtom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): boolean;
+
 }
 
 /** Thrown when a target is asked for something it does not have. */
