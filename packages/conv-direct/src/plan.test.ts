@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { kernargValues } from './abi.js';
+import { kernargValues, packKernargs, resolveKernargs } from './abi.js';
 import { balancedChunks, plan } from './plan.js';
 import { PlanError } from './plan-error.js';
 import { problemGeometry } from './problem.js';
@@ -91,6 +91,9 @@ describe('plan: batches past the 32-bit buffer range', () => {
     expect(b.grid[0]).toBe(a.grid[0]);
     expect(a.grid[0]).toBe(4 * 16 * 500 * 2);
     for (const l of pl.launches) expect(l.kernargs[3] as number).toBeLessThanOrEqual(MAX_TENSOR_BYTES);
+    const packed = new DataView(packKernargs('dense', resolveKernargs(b.kernargs, { x: 0x10_0000_0000n, w: 0x20_0000_0000n, y: 0x30_0000_0000n })).buffer);
+    expect(packed.getBigUint64(0, true)).toBe(0x10_0000_0000n + 2097152000n);
+    expect(packed.getBigUint64(16, true)).toBe(0x30_0000_0000n + 2097152000n);
     expect(pl.explain.some((e) => /2 balanced chunks of 500\.\.500 images \(at most 508 per launch, set by x at 4194304 bytes per image\)/.test(e))).toBe(true);
   });
 
