@@ -36,6 +36,13 @@ describe('Builder', () => {
     expect(ops(fn.blocks)).toEqual(['udiv', 'shl']);
   });
 
+  it('has typed constant helpers', () => {
+    const { b } = fresh();
+    expect(b.i32(-1)).toEqual(constI32(-1));
+    expect(b.i64(2n ** 40n)).toEqual(constInt(i64, 2n ** 40n));
+    expect(b.f32(0.1)).toMatchObject({ kind: 'const.float', type: f32, value: Math.fround(0.1) });
+  });
+
   it('turns number operands into constants of the other operand type', () => {
     const { b } = fresh([{ name: 'x', type: i64 }, { name: 'h', type: half }]);
     const s = b.add(b.arg('x'), 5) as BinaryInst;

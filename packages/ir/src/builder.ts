@@ -13,7 +13,7 @@ import { isTerminator } from './ir.js';
 import type { Module } from './module.js';
 import { sigToString } from './module.js';
 import {
-  alignOf, floatBits, i1, i32, isFloatLike, isIntLike, scalarOf, typeEquals, typeToString, vec, voidT,
+  alignOf, f32, floatBits, i1, i32, i64, isFloatLike, isIntLike, scalarOf, typeEquals, typeToString, vec, voidT,
 } from './types.js';
 import type { FunctionType, IntType, Type } from './types.js';
 
@@ -117,6 +117,16 @@ export class Builder {
   /** An `i32` constant. */
   i32(v: number | bigint): Value {
     return constInt(i32, v);
+  }
+
+  /** An `i64` constant. */
+  i64(v: number | bigint): Value {
+    return constInt(i64, v);
+  }
+
+  /** A `float` constant (rounded to single precision). */
+  f32(v: number): Value {
+    return constFloat(f32, v);
   }
 
   // ------------------------------------------------------------ arithmetic

@@ -18,7 +18,7 @@ export type {
   GlobalBuffer, GlobalAccessOptions,
 } from './targets/target.js';
 export { TargetError, FLAVORS } from './targets/target.js';
-export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES } from './targets/index.js';
+export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';
 export type { TargetOptions } from './targets/index.js';
 export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';

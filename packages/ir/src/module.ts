@@ -1,6 +1,6 @@
 /** Modules: triple, data layout, flags, globals and functions, with intrinsics interned by name. */
 import type { Argument, Block, CallingConv, Constant, FnAttribute, GlobalVariable, IrFunction, ModuleFlag } from './ir.js';
-import { ptr, typeEquals, typeToString } from './types.js';
+import { ptr, sizeOf, typeEquals, typeToString } from './types.js';
 import type { FunctionType, Type } from './types.js';
 
 /** A named parameter for {@link Module.addFunction}. */
@@ -134,6 +134,19 @@ export class Module {
   /** Looks a function up by name. */
   getFunction(name: string): IrFunction | undefined {
     return this.functions.find((f) => f.name === name);
+  }
+
+  /**
+   * Bytes of statically sized LDS (addrspace 3 globals), each aligned to its alignment, in
+   * declaration order. Dynamic LDS (`[0 x T]` externals) adds nothing; it is sized at launch.
+   */
+  staticLdsBytes(): number {
+    let total = 0;
+    for (const g of this.globals) {
+      if (g.addrspace !== 3) continue;
+      total = Math.ceil(total / g.align) * g.align + sizeOf(g.valueType);
+    }
+    return total;
   }
 
   /** Looks a global up by name. */

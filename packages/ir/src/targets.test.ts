@@ -3,10 +3,10 @@ import { Builder } from './builder.js';
 import { constI32, zero } from './constants.js';
 import { Module } from './module.js';
 import { printModule } from './printer.js';
-import { gfx942, gfx950, getTarget, sm_90, TARGET_NAMES } from './targets/index.js';
+import { atomForIntrinsic, gfx942, gfx950, getTarget, sm_90, TARGET_NAMES } from './targets/index.js';
 import type { MmaAtom } from './targets/target.js';
 import { TargetError } from './targets/target.js';
-import { f32, i32, i64, i8, ptr, vec, voidT } from './types.js';
+import { array, f32, i32, i64, i8, ptr, vec, voidT } from './types.js';
 
 const allAtoms: MmaAtom[] = [gfx950, gfx942, sm_90].flatMap((t) => [...t.atoms]);
 
@@ -207,5 +207,21 @@ describe('targets', () => {
     expect(printModule(gfx950.createModule())).toContain('!0 = !{i32 1, !"amdhsa_code_object_version", i32 500}');
     expect(printModule(getTarget('gfx950', { codeObjectVersion: null }).createModule())).not.toContain('amdhsa_code_object_version');
     expect(printModule(getTarget('gfx942', { codeObjectVersion: 600 }).createModule())).toContain('i32 600}');
+  });
+
+  it('atomForIntrinsic maps every atom intrinsic back to its atom (and nothing else)', () => {
+    for (const a of allAtoms) expect(atomForIntrinsic(a.intrinsic)).toBe(a);
+    expect(new Set(allAtoms.map((a) => a.intrinsic)).size).toBe(allAtoms.length);
+    expect(atomForIntrinsic('llvm.amdgcn.s.barrier')).toBeUndefined();
+    expect(atomForIntrinsic('llvm.amdgcn.mfma.f32.32x32x8bf16.1k')).toMatchObject({ target: 'gfx942', m: 32, k: 8, dtype: 'bf16' });
+  });
+
+  it('staticLdsBytes sums addrspace(3) globals with their alignment, dynamic LDS adds nothing', () => {
+    const m = gfx950.createModule();
+    m.addGlobal({ name: 'a', valueType: array(10, i8), addrspace: 3, align: 4 });
+    m.addGlobal({ name: 'b', valueType: array(4, f32), addrspace: 3, align: 16 });
+    m.addGlobal({ name: 'g', valueType: array(100, f32), addrspace: 1 });
+    m.addGlobal({ name: 'dyn', valueType: array(0, i8), addrspace: 3, linkage: 'external' });
+    expect(m.staticLdsBytes()).toBe(16 + 16);
   });
 });

@@ -74,6 +74,11 @@ describe('small kernels compile with LLVM 22 for each target', () => {
     const r = await compile(printModule(axpyKernel(t)), t, { toolchain: tc });
     if (r.vendor === 'amd') {
       expect(isElf(r.object)).toBe(true);
+      expect(r.object[8]).toBe(3); // EI_ABIVERSION 3 = code object v5, from the module flag
+      // amdgpu-no-implicitarg-ptr: the kernarg segment holds the four explicit arguments only (8+8+4+4 bytes).
+      const notes = execFileSync(tc.objdump.replace(/llvm-objdump([^/]*)$/, 'llvm-readelf$1'), ['--notes', '-'], { input: r.object, encoding: 'utf8' });
+      expect(notes).toMatch(/\.kernarg_segment_size: 24\n/);
+      expect(notes).not.toMatch(/hidden_/);
       const asm = await disassemble(r.object, t, tc);
       expect(asm).toMatch(/buffer_load_dword v\d+, v\d+, s\[\d+:\d+\], 0 offen/);
       expect(asm).toMatch(/buffer_store_dword /);

@@ -1,7 +1,7 @@
 /** The three targets, built fresh per call so no state is shared between users. */
 import { amdTarget, gfx942Atoms, gfx950Atoms } from './amd.js';
 import { sm90Target } from './nvidia.js';
-import type { Flavor, Target, TargetName } from './target.js';
+import type { Flavor, MmaAtom, Target, TargetName } from './target.js';
 import { FLAVORS, TargetError } from './target.js';
 
 export interface TargetOptions {
@@ -34,3 +34,18 @@ export function getTarget(name: string, options: TargetOptions = {}): Target {
 export const gfx950: Target = getTarget('gfx950');
 export const gfx942: Target = getTarget('gfx942');
 export const sm_90: Target = getTarget('sm_90');
+
+/**
+ * The atom whose `intrinsic` is `name` (e.g. `llvm.amdgcn.mfma.f32.16x16x32.bf16`), across all
+ * targets; undefined for other calls. Lets an interpreter find the lane layout of an MMA call.
+ * Operand order of the call: AMD `(A, B, C, cbsz, abid, blgp)` with `aType`/`bType` vectors
+ * (gfx942 bf16: the same bits as `<4 x i16>`); NVIDIA `(a0..a3, b0, b1, c0..c3)` where register q
+ * packs elements `2q` (bits 15:0) and `2q+1` of the atom's `aType`/`bType` vector, result `{f32 ×4}`.
+ */
+export function atomForIntrinsic(name: string): MmaAtom | undefined {
+  for (const t of [gfx950, gfx942, sm_90]) {
+    const a = t.atoms.find((x) => x.intrinsic === name);
+    if (a) return a;
+  }
+  return undefined;
+}
