@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 export function packageTestConfig(packageDir, test = {}) {
   const pkg = JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8'));
   return {
+    // vitest 4 runs tests through the SSR resolver: name the source condition there too, or
+    // siblings load from a stale dist/.
     resolve: { conditions: ['@rocke/source'] },
+    ssr: { resolve: { conditions: ['@rocke/source'], externalConditions: ['@rocke/source'] } },
     define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
     test: {
       name: pkg.name,
