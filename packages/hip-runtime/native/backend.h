@@ -93,4 +93,7 @@ void CloseLibrary(void* handle);
 // exported, appends the name(s) to `missing` and returns nullptr.
 void* FindSymbol(void* handle, const char* name, const char* fallback, std::string& missing);
 
+// "a, b, c, d, e, f, g" -> "a, b, c, d and 3 more symbols": keeps the no-runtime message readable.
+std::string SummarizeMissing(const std::string& missing);
+
 }  // namespace rocke

@@ -248,7 +248,7 @@ std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candida
     ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_RESOLVE)
 #undef ROCKE_CUDA_RESOLVE
     if (!missing.empty()) {
-      attempts.push_back({path, "loaded, but it does not export " + missing});
+      attempts.push_back({path, "loaded, but it does not export " + SummarizeMissing(missing)});
       CloseLibrary(library);
       continue;
     }

@@ -220,7 +220,7 @@ std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidat
     ROCKE_HIP_SYMBOLS(ROCKE_HIP_RESOLVE)
 #undef ROCKE_HIP_RESOLVE
     if (!missing.empty()) {
-      attempts.push_back({path, "loaded, but it does not export " + missing + " (HIP 6 or newer is required)"});
+      attempts.push_back({path, "loaded, but it does not export " + SummarizeMissing(missing) + " (HIP 6 or newer is required)"});
       CloseLibrary(library);
       continue;
     }

@@ -33,4 +33,16 @@ void* FindSymbol(void* handle, const char* name, const char* fallback, std::stri
   return nullptr;
 }
 
+std::string SummarizeMissing(const std::string& missing) {
+  constexpr int kShown = 4;
+  size_t cut = 0;
+  for (int i = 0; i < kShown; ++i) {
+    cut = missing.find(", ", cut == 0 ? 0 : cut + 2);
+    if (cut == std::string::npos) return missing;
+  }
+  size_t rest = 1;
+  for (size_t at = missing.find(", ", cut + 2); at != std::string::npos; at = missing.find(", ", at + 2)) ++rest;
+  return missing.substr(0, cut) + " and " + std::to_string(rest) + " more symbols";
+}
+
 }  // namespace rocke
