@@ -1,0 +1,95 @@
+// The real addon's HIP backend against test-support/mock-libamdhip64.c (a CPU stand-in for
+// libamdhip64.so): device facts from hipGetDevicePropertiesR0600, the arch name split, copies,
+// the `extra` launch protocol with HIP's END marker, HIP error names. One process per test
+// file keeps the loaded mock out of other suites.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GpuRuntimeError, GpuUsageError } from './errors.js';
+import type { KernargSignature } from './kernargs.js';
+import type { Device, Module } from './runtime.js';
+import { elapsedMs, openDevice, probeRuntime } from './runtime.js';
+
+const packageRoot = join(import.meta.dirname, '..');
+const compilerMissing = spawnSync('cc', ['--version']).status !== 0;
+const elfImage = Uint8Array.of(0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 64);
+const axpySignature: KernargSignature = [
+  { name: 'y', type: 'ptr' },
+  { name: 'x', type: 'ptr' },
+  { name: 'a', type: 'f32' },
+  { name: 'n', type: 'i32' },
+];
+
+let dir: string;
+let library: string;
+let logPath: string;
+let device: Device;
+let module: Module;
+const log = () => readFileSync(logPath, 'utf8').trim().split('\n');
+
+describe.skipIf(compilerMissing)('native addon over a mock libamdhip64', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rocke-mockhip-'));
+    library = join(dir, 'libmockhip.so');
+    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', library, join(packageRoot, 'test-support', 'mock-libamdhip64.c')]);
+    logPath = join(dir, 'calls.log');
+    writeFileSync(logPath, '');
+    process.env.MOCK_HIP_LOG = logPath;
+    device = openDevice({ backend: 'auto', env: { ROCKE_HIP_LIB: library } }); // HIP is tried first
+    module = device.loadModule(elfImage);
+  });
+  afterAll(() => {
+    device.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('auto selects HIP and reads the device properties, splitting the target id', () => {
+    expect(probeRuntime({ env: {} })).toMatchObject({ available: true, backend: 'hip', path: library, deviceCount: 1 });
+    expect(device.info).toEqual({
+      backend: 'hip',
+      index: 0,
+      name: 'Mock AMD Instinct',
+      arch: 'gfx950',
+      archFull: 'gfx950:sramecc+:xnack-',
+      computeUnits: 256,
+      totalMemory: 2 ** 37,
+      warpSize: 64,
+      maxThreadsPerBlock: 1024,
+      maxBlockDim: [1024, 1024, 1024],
+      maxGridDim: [2147483647, 65536, 65536],
+      maxSharedPerBlock: 65536,
+      maxSharedPerBlockOptin: 163840,
+      driverVersion: 60443484,
+    });
+  });
+
+  it('launches through HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END and reads back the result', () => {
+    const fn = module.getFunction('axpy', axpySignature);
+    const n = 500;
+    const x = device.upload(Float32Array.from({ length: n }, (_, i) => i));
+    const y = device.alloc(n * 4).fill(0);
+    const start = device.createEvent().record();
+    fn.launch(Math.ceil(n / 256), 256, { y, x, a: 0.25, n }, { sharedBytes: 100 * 1024 });
+    fn.launch(Math.ceil(n / 256), 256, { y, x, a: 0.25, n });
+    const end = device.createEvent().record();
+    end.synchronize();
+    expect(y.read(new Float32Array(n)).every((v, i) => v === 0.5 * i)).toBe(true);
+    expect(log()).toContain('launch axpy grid=2,1,1 block=256,1,1 shared=102400 stream=default size=24');
+    expect(elapsedMs(start, end)).toBeCloseTo(0.006, 6);
+    expect(() => fn.launch(1, 32, { y, x, a: 1, n }, { sharedBytes: 160 * 1024 + 4 })).toThrow(GpuUsageError);
+  });
+
+  it('reports HIP errors with hipGetErrorName / hipGetErrorString', () => {
+    let error: unknown;
+    try {
+      module.getFunction('missing');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GpuRuntimeError);
+    expect((error as Error).message).toBe('hipModuleGetFunction failed: hipErrorNotFound (named symbol not found) [hip error 500]');
+    expect(() => device.loadModule('.version 8.0')).toThrow('hipModuleLoadData failed: hipErrorInvalidImage (device kernel image is invalid) [hip error 200]');
+  });
+});
