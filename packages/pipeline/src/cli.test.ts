@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -278,6 +278,32 @@ describe('rocke executable (real process)', () => {
     const plan = spawnSync(process.execPath, [bundle, 'plan', ...SMALL, '--json'], { encoding: 'utf8' });
     expect(plan.status).toBe(0);
     expect(JSON.parse(plan.stdout).label).toBe('n1h7w7c512k512_r3s3_u1v1_p1q1_g1_bf16');
+  });
+
+  it('two compile-all processes on one cache at once both succeed and lose nothing', async () => {
+    const { cacheDir } = cliHarness();
+    const runOne = () =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [bundle, 'compile-all', '--family', 'axpy', '--jobs', '2', '--quiet', '--json'], {
+          env: { ...process.env, ROCKE_CACHE_DIR: cacheDir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    const [a, b] = await Promise.all([runOne(), runOne()]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const ra = JSON.parse(a.out) as CompileAllReport;
+    const rb = JSON.parse(b.out) as CompileAllReport;
+    // gfx950 and gfx942: 2 scales x {None, 3} + scratch + pressure = 6 each; sm_90: 4.
+    expect([ra.total, rb.total]).toEqual([16, 16]);
+    const cache = new KernelCache(cacheDir);
+    const { entries, corrupt } = cache.listEntries();
+    expect(corrupt).toEqual([]);
+    expect(entries).toHaveLength(16);
+    expect(entries.every((e) => cache.checkBlob(e.code).ok && cache.checkBlob(e.ir).ok)).toBe(true);
+    expect(readdirSync(cache.indexDir).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
   const dist = join(import.meta.dirname, '..', 'dist', 'cli.js');
