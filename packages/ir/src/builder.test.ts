@@ -51,6 +51,20 @@ describe('Builder', () => {
     expect(h.rhs).toMatchObject({ kind: 'const.float', type: half, value: 0.5 });
   });
 
+  it('splats number operands against vectors and emits fma through llvm.fma', () => {
+    const { b, m } = fresh([{ name: 'v', type: vec(4, f32) }, { name: 'x', type: half }]);
+    const s = b.fmul(b.arg('v'), 2) as BinaryInst;
+    expect(s.rhs).toMatchObject({ kind: 'const.vector', elems: Array(4).fill({ kind: 'const.float', type: f32, value: 2 }) });
+    b.fma(b.arg('v'), b.arg('v'), 1);
+    b.fma(b.arg('x'), 0.5, b.arg('x'));
+    expect(() => b.fma(b.arg('v'), b.arg('x'), 0)).toThrow(/fma: operand types differ/);
+    b.ret();
+    const text = printModule(m);
+    expect(text).toContain('fmul <4 x float> %v, <float 0x4000000000000000, float 0x4000000000000000, float 0x4000000000000000, float 0x4000000000000000>');
+    expect(text).toContain('call <4 x float> @llvm.fma.v4f32(<4 x float> %v, <4 x float> %v, <4 x float> <float 0x3FF0000000000000');
+    expect(text).toContain('call half @llvm.fma.f16(half %x, half 0xH3800, half %x)');
+  });
+
   it('rejects mismatched or wrong-kind operands with a reason', () => {
     const { b } = fresh([{ name: 'x', type: i32 }, { name: 'y', type: i64 }, { name: 'f', type: f32 }, { name: 'p', type: ptr(1) }]);
     expect(() => b.add(b.arg('x'), b.arg('y'))).toThrow(/add: operand types differ \(%x : i32 vs %y : i64\)/);

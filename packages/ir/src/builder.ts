@@ -4,12 +4,13 @@
  * integer arithmetic on two constants, and offers structured control flow (`forLoop`,
  * `ifThen`, `ifThenElse`) so kernels read like their algorithm.
  */
-import { constFloat, constInt } from './constants.js';
+import { constFloat, constInt, splat } from './constants.js';
 import type {
   AtomicOrdering, AtomicRmwOp, Block, CastOp, Constant, FcmpPred, FloatBinaryOp, IcmpPred, InlineAsm, InstFlag,
   Instruction, IntBinaryOp, IrFunction, PhiInst, Value,
 } from './ir.js';
 import { isTerminator } from './ir.js';
+import { mangleType } from './intrinsics.js';
 import type { Module } from './module.js';
 import { sigToString } from './module.js';
 import {
@@ -95,10 +96,12 @@ export class Builder {
   private operand(x: Operand, type: Type, what: string): Value {
     if (typeof x !== 'number' && typeof x !== 'bigint') return x;
     const s = scalarOf(type);
-    if (type.kind === 'vector') throw new TypeError(`${what}: a number cannot stand for a ${typeToString(type)} operand; pass a constant vector`);
-    if (s.kind === 'int') return constInt(s, x);
-    if (s.kind === 'float') return constFloat(s, Number(x));
-    throw new TypeError(`${what}: a number cannot stand for a ${typeToString(type)} operand`);
+    let scalar: Constant;
+    if (s.kind === 'int') scalar = constInt(s, x);
+    else if (s.kind === 'float') scalar = constFloat(s, Number(x));
+    else throw new TypeError(`${what}: a number cannot stand for a ${typeToString(type)} operand`);
+    // Against a vector operand a number means the same value in every element.
+    return type.kind === 'vector' ? splat(type, scalar) : scalar;
   }
 
   /** The type of the first non-number operand, else i32. */
@@ -176,6 +179,16 @@ export class Builder {
   fneg(a: Value, name?: string): Value {
     if (!isFloatLike(a.type)) throw new TypeError(`fneg needs a float operand, got ${describe(a)}`);
     return this.emit({ kind: 'inst', op: 'fneg', type: a.type, name, operand: a, flags: [] });
+  }
+
+  /** `llvm.fma.*`: a·b + c with one rounding (scalar or vector floats). */
+  fma(a: Value, b: Operand, c: Operand, name?: string): Value {
+    if (!isFloatLike(a.type)) throw new TypeError(`fma needs float operands, got ${describe(a)}`);
+    const bv = this.operand(b, a.type, 'fma');
+    const cv = this.operand(c, a.type, 'fma');
+    this.sameType('fma', a, bv);
+    this.sameType('fma', a, cv);
+    return this.intrinsic(`llvm.fma.${mangleType(a.type)}`, a.type, [a, bv, cv], { name });
   }
 
   // ------------------------------------------------------------ casts
