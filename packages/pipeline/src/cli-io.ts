@@ -13,6 +13,8 @@ export interface CliIo {
   columns?: number | undefined;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Aborted on Ctrl-C: long commands stop cleanly and keep finished work. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A usage error: bad flags, unknown subcommand, bad problem. `main` prints it and exits 2. */

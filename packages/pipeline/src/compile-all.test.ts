@@ -168,6 +168,41 @@ describe('compileAll engine', () => {
     expect(cache.listEntries().entries.every((e) => e.pruned === null)).toBe(true);
   });
 
+  it('stops on abort: finished entries stay, the rest count as aborted, nothing is pruned', async () => {
+    const cache = tempCache();
+    const controller = new AbortController();
+    let done = 0;
+    const dropAll = { facts: () => null, prune: (es: readonly { id: string }[]) => es.map((e) => ({ id: e.id, reason: 'test', detail: '' })) };
+    const report = await compileAll({
+      cache,
+      families: [listFamily(20)],
+      compiler: fakeCompiler(5),
+      targets: ['gfx950'],
+      jobs: 2,
+      pruner: dropAll,
+      signal: controller.signal,
+      progress: { done: () => ++done === 4 && controller.abort(new Error('stop')) },
+    });
+    expect(report.failed).toEqual([]);
+    expect(report.compiled).toBeGreaterThanOrEqual(4);
+    expect(report.compiled + report.aborted).toBe(20);
+    expect(report.aborted).toBeGreaterThan(10);
+    expect(cache.listIds()).toHaveLength(report.compiled);
+    expect(report.pruned).toEqual([]);
+  });
+
+  it('kills running tool processes on abort', async () => {
+    const controller = new AbortController();
+    const slow = axpyFamily({ scales: [1], targets: ['sm_90'] });
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error('stop')), 30);
+    const report = await compileAll({ cache: tempCache(), families: [slow], compiler: toolchain, jobs: 3, signal: controller.signal });
+    expect(report.failed).toEqual([]);
+    expect(report.aborted + report.compiled).toBe(3);
+    expect(report.aborted).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it('rejects a bad job count', async () => {
     await expect(compileAll({ cache: tempCache(), families: [], compiler: fakeCompiler(0), jobs: 0 })).rejects.toThrow(/jobs/);
   });

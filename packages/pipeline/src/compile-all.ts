@@ -41,6 +41,7 @@ export interface CompileAllOptions {
   /** Concurrent compiles; default: the number of cores. */
   jobs?: number;
   progress?: CompileAllProgress;
+  /** Stops the run: no new job starts, running tool processes are killed; finished entries stay. */
   signal?: AbortSignal;
 }
 
@@ -54,6 +55,8 @@ export interface CompileAllReport {
   rebuilt: number;
   /** Up to date: skipped. */
   cached: number;
+  /** Jobs not finished because the run was aborted (not counted as failures). */
+  aborted: number;
   failed: CompileFailure[];
   /** Entries of this run the prune step dropped (marked in the cache), sorted by id. */
   pruned: PruneDecision[];
@@ -198,6 +201,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       try {
         code = await compiler.compile(built.ir, job.target, options.signal ? { signal: options.signal } : {});
       } catch (err) {
+        if (options.signal?.aborted) throw err;
         return fail('compile', err, built.kernelName);
       }
       let facts = null;
@@ -231,8 +235,13 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     },
     options.signal,
   );
+  let aborted = 0;
   for (const [i, r] of results.entries()) {
-    // runPool only reports a rejected task for aborts or bugs in the code above; keep them visible.
+    if (!r.ok && options.signal?.aborted) {
+      aborted++;
+      continue;
+    }
+    // Otherwise runPool only reports a rejected task for a bug in the code above; keep it visible.
     if (!r.ok) {
       const job = queue[i] as Job;
       failed.push({ stage: 'compile', family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: null, id: job.id, message: errorMessage(r.error) });
@@ -240,7 +249,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
   }
 
   let pruned: PruneDecision[] = [];
-  if (pruner && runEntries.size > 0) {
+  // An aborted run saw only part of the entries: twins may be missing, so prune nothing.
+  if (pruner && runEntries.size > 0 && aborted === 0) {
     const ordered = [...runEntries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     try {
       pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -265,6 +275,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
   return {
     total: queue.length,
     ...counts,
+    aborted,
     failed,
     pruned,
     prunedByReason,

@@ -30,9 +30,18 @@ ${CACHE_USAGE}
 exit status: 0 ok, 1 failure, 2 usage error. --json prints machine-readable output on stdout.
 environment: ROCKE_CACHE_DIR (cache directory), ROCKE_LLVM_DIR (LLVM install).`;
 
-/** The I/O of the running process. */
+/**
+ * The I/O of the running process. The first Ctrl-C aborts `io.signal` (compile-all then stops,
+ * keeping finished entries); a second one ends the process as usual.
+ */
 export function processIo(): CliIo {
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    process.stderr.write('\nrocke: interrupted; stopping (Ctrl-C again to quit now)\n');
+    controller.abort(new Error('interrupted'));
+  });
   return {
+    signal: controller.signal,
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
     stderrIsTTY: process.stderr.isTTY === true,

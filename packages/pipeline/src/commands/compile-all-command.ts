@@ -48,7 +48,16 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const compiler = deps.compiler();
   const pruner = values['no-prune'] ? null : deps.pruner();
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
-  const report = await compileAll({ cache, families, compiler, pruner, jobs, ...(targets ? { targets } : {}), ...(progress ? { progress } : {}) });
+  const report = await compileAll({
+    cache,
+    families,
+    compiler,
+    pruner,
+    jobs,
+    ...(targets ? { targets } : {}),
+    ...(progress ? { progress } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
   progress?.finish();
 
   if (values.json) {
@@ -62,6 +71,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       ['rebuilt', report.rebuilt, rebuilt.map(([c, n]) => `${c} ${n}`).join(', ')],
       ['cached', report.cached, 'up to date, skipped'],
       ['failed', report.failed.length, report.failed.length ? 'see below' : ''],
+      ...(report.aborted ? [['aborted', report.aborted, 'interrupted before they finished; prune step skipped'] as [string, number, string]] : []),
       ['pruned', report.pruned.length, report.pruneApplied ? pruned.map(([r, n]) => `${r} ${n}`).join(', ') : 'prune step off'],
       ['time', formatDuration(report.durationMs), `${report.jobs} jobs, ${compiler.flavor}`],
     ];
@@ -77,5 +87,5 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       );
     }
   }
-  return report.failed.length ? 1 : 0;
+  return report.failed.length || report.aborted ? 1 : 0;
 }
