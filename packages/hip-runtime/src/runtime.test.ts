@@ -181,6 +181,8 @@ describe('launch', () => {
     expect(() => fn.launch(1, 32, [x, x, 1])).toThrow(KernargError);
     expect(() => fn.launch(1, 32, [x, x, 'a', 4] as never)).toThrow(/argument 'a' \(f32\) must be a number/);
     expect(() => fn.launch(1, 32, packKernargs([{ name: 'n', type: 'i32' }], [1]))).toThrow(/packed arguments \(i32\) do not match 'axpy' \(ptr, ptr, f32, i32\)/);
+    const packed = packKernargs(axpySignature, good);
+    expect(() => fn.launch(1, 32, { ...packed, bytes: packed.bytes.subarray(0, 20) })).toThrow(/packed arguments hold 20 bytes, their layout needs 24/);
     expect(() => fn.launch(1, 32, good, { stream: {} as never })).toThrow(/stream must be a Stream/);
     expect(binding.launches.length).toBe(launchesBefore);
     fn.launch(1, 256, good, { sharedBytes: 227 * 1024 - 1024 }); // exactly at the limit
