@@ -103,7 +103,6 @@ export function wrapSmall(x: number | bigint, bits: number): number {
 /** An i64 value: number when safe, bigint otherwise. */
 export type I64 = number | bigint;
 
-const TWO63 = 2n ** 63n;
 /** Normalizes a bigint to the signed i64 range and to a number when that is exact. */
 export function normI64(x: bigint): I64 {
   const w = BigInt.asIntN(64, x);
@@ -192,4 +191,3 @@ export function cmpU64(a: I64, b: I64): number {
 export const u64Number = (x: I64): number => (typeof x === 'number' && x >= 0 ? x : Number(u64(x)));
 /** Signed i64 from an unsigned-or-signed integer that fits 64 bits. */
 export const fromU64 = (x: bigint): I64 => normI64(BigInt.asIntN(64, x));
-export { TWO63 };

@@ -1,0 +1,262 @@
+/**
+ * Calls: the intrinsics the targets emit (ids, barriers, buffer resources and raw buffer
+ * loads/stores, MFMA, NVVM special registers, mma.sync, ldmatrix, cp.async, shuffles) and a few
+ * generic LLVM ones. A call becomes a lane-local closure, a barrier, a wave-collective operation,
+ * or nothing (scheduling hints). Anything else — including every inline asm — is an error naming it.
+ */
+import type { CallInst, Value } from '../ir.js';
+import type { Target } from '../targets/target.js';
+import type { Type } from '../types.js';
+import { typeToString } from '../types.js';
+import { ldmatrixCollective, mfmaCollective, mmaSyncCollective, readFirstLaneCollective, shuffleCollective } from './collectives.js';
+import type { Collective } from './collectives.js';
+import { InterpretError } from './errors.js';
+import { BufferResource, S_LANE, S_NTID_X, S_NWG_X, S_THREAD, S_TID_X, S_WG_X } from './machine.js';
+import type { Machine, Op, Regs } from './machine.js';
+import { codecOf } from './memory.js';
+import type { Codec } from './memory.js';
+import { u64Number } from './numeric.js';
+import { rounder } from './scalar.js';
+
+export type { Collective };
+
+/** What a call compiles to. */
+export type Lowered =
+  | { readonly kind: 'op'; readonly op: Op }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'barrier' }
+  | { readonly kind: 'collective'; readonly collective: Collective };
+
+export interface CallContext {
+  slot(v: Value): number;
+  /** Result slot, -1 for void calls. */
+  readonly dest: number;
+  readonly machine: Machine;
+  readonly target: Target;
+}
+
+/** Inline asm strings the interpreter models. The targets emit none today, so every asm is refused by name. */
+const MODELED_ASM: ReadonlySet<string> = new Set();
+
+const axisIndex = (a: string): number => (a === 'x' ? 0 : a === 'y' ? 1 : 2);
+const copy = (d: number, s: number): Lowered => ({ kind: 'op', op: (r) => { r[d] = r[s]; } });
+
+function constArg(inst: CallInst, n: number): number {
+  const v = inst.args[n];
+  if (!v || v.kind !== 'const.int') throw new InterpretError(`argument ${n} of @${(inst.callee as { name: string }).name} must be a constant`);
+  return Number(v.value);
+}
+
+const ZERO = new DataView(new ArrayBuffer(64));
+
+/** Raw buffer load with per-dword range checking against num_records (isa-facts §2.3). */
+function bufferLoad(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, thread: number): unknown {
+  const size = codec.size;
+  const addr = rs.base + so + vo;
+  if (vo + size <= rs.numRecords) return codec.read(m.resolve(addr, size, false, thread), m.off);
+  if (size < 4) return codec.read(ZERO, 0);
+  const tmp = new DataView(new ArrayBuffer(size));
+  for (let w = 0; w < size; w += 4) {
+    if (vo + w + 4 <= rs.numRecords) tmp.setUint32(w, m.resolve(addr + w, 4, false, thread).getUint32(m.off, true), true);
+  }
+  return codec.read(tmp, 0);
+}
+
+/** Raw buffer store: out-of-range dwords are dropped. */
+function bufferStore(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, value: unknown, thread: number): void {
+  const size = codec.size;
+  const addr = rs.base + so + vo;
+  if (vo + size <= rs.numRecords) {
+    codec.write(m.resolve(addr, size, true, thread), m.off, value);
+    return;
+  }
+  if (size < 4) return;
+  const tmp = new DataView(new ArrayBuffer(size));
+  codec.write(tmp, 0, value);
+  for (let w = 0; w < size; w += 4) {
+    if (vo + w + 4 <= rs.numRecords) m.resolve(addr + w, 4, true, thread).setUint32(m.off, tmp.getUint32(w, true), true);
+  }
+}
+
+function bufferCodec(t: Type, name: string): Codec {
+  const c = codecOf(t);
+  if (![1, 2, 4, 8, 12, 16].includes(c.size)) throw new InterpretError(`${name}: buffer access of ${typeToString(t)} (${c.size} bytes) is not modeled`);
+  return c;
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v; v &= v - 1) n++;
+  return n;
+}
+
+/** Lowers one call instruction. */
+export function lowerCall(inst: CallInst, ctx: CallContext): Lowered {
+  const callee = inst.callee;
+  if (callee.kind === 'asm') {
+    if (!MODELED_ASM.has(callee.asm)) throw new InterpretError(`inline asm "${callee.asm}" (constraints "${callee.constraints}") is not modeled by the interpreter`);
+    throw new InterpretError(`inline asm "${callee.asm}" has no implementation`);
+  }
+  const name = callee.name;
+  if (callee.blocks.length > 0) throw new InterpretError(`call of the defined function @${name}: calls are not modeled (only intrinsics)`);
+  if (!name.startsWith('llvm.')) throw new InterpretError(`call of the external function @${name}: only intrinsics are modeled`);
+  const vendor = ctx.target.vendor;
+  if (name.startsWith('llvm.amdgcn.') && vendor !== 'amd') throw new InterpretError(`AMD intrinsic @${name} in a kernel run for ${ctx.target.name}`);
+  if (name.startsWith('llvm.nvvm.') && vendor !== 'nvidia') throw new InterpretError(`NVVM intrinsic @${name} in a kernel run for ${ctx.target.name}`);
+  const lowered = name.startsWith('llvm.amdgcn.') ? lowerAmd(inst, name, ctx) : name.startsWith('llvm.nvvm.') ? lowerNvvm(inst, name, ctx) : lowerGeneric(inst, name, ctx);
+  if (!lowered) throw new InterpretError(`intrinsic @${name} is not modeled by the interpreter`);
+  return lowered;
+}
+
+function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | undefined {
+  const { dest: d, machine: m } = ctx;
+  const s = (n: number) => ctx.slot(inst.args[n]!);
+  let x: RegExpExecArray | null;
+  if ((x = /^llvm\.amdgcn\.workitem\.id\.([xyz])$/.exec(name))) return copy(d, S_TID_X + axisIndex(x[1]!));
+  if ((x = /^llvm\.amdgcn\.workgroup\.id\.([xyz])$/.exec(name))) return copy(d, S_WG_X + axisIndex(x[1]!));
+  if (name === 'llvm.amdgcn.mbcnt.lo' || name === 'llvm.amdgcn.mbcnt.hi') {
+    const mask = s(0);
+    const acc = s(1);
+    const hi = name.endsWith('hi');
+    // lo counts mask bits 0..31 below the lane; hi counts bits 32..63 below it (bit b of the hi word is lane 32 + b).
+    return {
+      kind: 'op',
+      op: (r) => {
+        const below = hi ? Math.max(0, r[S_LANE] - 32) : Math.min(32, r[S_LANE]);
+        const bits = below >= 32 ? 0xffffffff : (1 << below) - 1;
+        r[d] = (r[acc] + popcount(r[mask] & bits)) >>> 0;
+      },
+    };
+  }
+  if (name === 'llvm.amdgcn.s.barrier') return { kind: 'barrier' };
+  if (/^llvm\.amdgcn\.(sched\.barrier|sched\.group\.barrier|iglp\.opt|s\.waitcnt|s\.setprio|wave\.barrier)$/.test(name)) return { kind: 'none' };
+  if (name === 'llvm.amdgcn.make.buffer.rsrc.p8.p1') {
+    const base = s(0);
+    const stride = constArg(inst, 1);
+    if (stride !== 0) throw new InterpretError(`${name}: stride ${stride} (only raw buffers, stride 0, are modeled)`);
+    const nr = s(2);
+    // Before gfx1250 only the low 32 bits of num_records reach the descriptor.
+    return { kind: 'op', op: (r) => { r[d] = new BufferResource(r[base], u64Number(r[nr]) % 4294967296); } };
+  }
+  if ((x = /^llvm\.amdgcn\.raw\.ptr\.buffer\.(load|store)\.(\w+)$/.exec(name))) {
+    if (x[1] === 'load') {
+      const codec = bufferCodec(inst.type, name);
+      const rs = s(0);
+      const vo = s(1);
+      const so = s(2);
+      return { kind: 'op', op: (r) => { r[d] = bufferLoad(m, r[rs], r[vo], r[so], codec, r[S_THREAD]); } };
+    }
+    const codec = bufferCodec(inst.args[0]!.type, name);
+    const v = s(0);
+    const rs = s(1);
+    const vo = s(2);
+    const so = s(3);
+    return { kind: 'op', op: (r) => bufferStore(m, r[rs], r[vo], r[so], codec, r[v], r[S_THREAD]) };
+  }
+  if (name.startsWith('llvm.amdgcn.mfma.')) {
+    const atom = ctx.target.atoms.find((a) => a.intrinsic === name);
+    if (!atom) throw new InterpretError(`MFMA @${name} is not an atom of ${ctx.target.name} (atoms: ${ctx.target.atoms.map((a) => a.intrinsic).join(', ')})`);
+    for (const n of [3, 4, 5]) if (constArg(inst, n) !== 0) throw new InterpretError(`${name}: cbsz/abid/blgp must be 0 (argument ${n} is ${constArg(inst, n)})`);
+    const at = inst.args[0]!.type;
+    const bitsAsI16 = at.kind === 'vector' && at.elem.kind === 'int';
+    return { kind: 'collective', collective: mfmaCollective(atom, s(0), s(1), s(2), d, bitsAsI16) };
+  }
+  if (/^llvm\.amdgcn\.readfirstlane(\.\w+)?$/.test(name)) return { kind: 'collective', collective: readFirstLaneCollective(name, s(0), d) };
+  return undefined;
+}
+
+function lowerNvvm(inst: CallInst, name: string, ctx: CallContext): Lowered | undefined {
+  const { dest: d, machine: m } = ctx;
+  const s = (n: number) => ctx.slot(inst.args[n]!);
+  let x: RegExpExecArray | null;
+  if ((x = /^llvm\.nvvm\.read\.ptx\.sreg\.(tid|ntid|ctaid|nctaid)\.([xyz])$/.exec(name))) {
+    const base = { tid: S_TID_X, ntid: S_NTID_X, ctaid: S_WG_X, nctaid: S_NWG_X }[x[1] as 'tid'];
+    return copy(d, base + axisIndex(x[2]!));
+  }
+  if (name === 'llvm.nvvm.read.ptx.sreg.laneid') return copy(d, S_LANE);
+  if (name === 'llvm.nvvm.read.ptx.sreg.warpsize') return { kind: 'op', op: (r) => { r[d] = m.waveSize; } };
+  if (name === 'llvm.nvvm.barrier.cta.sync.aligned.all' || name === 'llvm.nvvm.barrier.sync' || name === 'llvm.nvvm.barrier0') {
+    if (inst.args.length > 0 && constArg(inst, 0) !== 0) throw new InterpretError(`${name}: only barrier 0 is modeled`);
+    return { kind: 'barrier' };
+  }
+  if (name === 'llvm.nvvm.mma.m16n8k16.row.col.bf16' || name === 'llvm.nvvm.mma.m16n8k16.row.col.f32.f32') {
+    const atom = ctx.target.atoms.find((a) => a.intrinsic === name);
+    if (!atom) throw new InterpretError(`@${name} is not an atom of ${ctx.target.name}`);
+    return { kind: 'collective', collective: mmaSyncCollective(atom, inst.args.map((a) => ctx.slot(a)), d) };
+  }
+  if ((x = /^llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.b16(\.p3)?$/.exec(name))) {
+    const pt = inst.args[0]!.type;
+    if (pt.kind !== 'ptr' || pt.addrspace !== 3) throw new InterpretError(`${name}: only shared-memory (addrspace 3) addresses are modeled`);
+    const count = Number(x[1]);
+    return { kind: 'collective', collective: ldmatrixCollective(name, count, x[2] !== undefined, s(0), d, m, count > 1) };
+  }
+  if ((x = /^llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(4|8|16)(\.s)?$/.exec(name))) {
+    const size = Number(x[2]);
+    const dst = s(0);
+    const src = s(1);
+    const srcSize = x[3] ? s(2) : -1;
+    // Synchronous copy: the wait_group/bar.sync pair that must follow makes it visible anyway.
+    return {
+      kind: 'op',
+      op: (r) => {
+        const n = srcSize < 0 ? size : Math.min(size, r[srcSize]);
+        const th = r[S_THREAD];
+        const bytes = new Uint8Array(size);
+        if (n > 0) {
+          const dv = m.resolve(r[src], n, false, th);
+          for (let i = 0; i < n; i++) bytes[i] = dv.getUint8(m.off + i);
+        }
+        const lv = m.ldsAt(r[dst], size, true, th);
+        const o = m.off;
+        for (let i = 0; i < size; i++) lv.setUint8(o + i, bytes[i]!);
+      },
+    };
+  }
+  if (/^llvm\.nvvm\.cp\.async\.(commit\.group|wait\.group|wait\.all)$/.test(name)) return { kind: 'none' };
+  if ((x = /^llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)$/.exec(name))) {
+    return { kind: 'collective', collective: shuffleCollective(name, x[1] as 'idx', inst.args.map((a) => ctx.slot(a)), d) };
+  }
+  return undefined;
+}
+
+function lowerGeneric(inst: CallInst, name: string, ctx: CallContext): Lowered | undefined {
+  const d = ctx.dest;
+  const a = inst.args.map((v) => ctx.slot(v));
+  const t = inst.type;
+  const st = t.kind === 'vector' ? t.elem : t;
+  const each = (f: (...xs: number[]) => number): Lowered => {
+    if (t.kind === 'vector') {
+      const n = t.count;
+      return { kind: 'op', op: (r: Regs) => { r[d] = Array.from({ length: n }, (_, i) => f(...a.map((s) => r[s][i]))); } };
+    }
+    if (a.length === 1) { const [x] = a as [number]; return { kind: 'op', op: (r) => { r[d] = f(r[x]); } }; }
+    if (a.length === 2) { const [x, y] = a as [number, number]; return { kind: 'op', op: (r) => { r[d] = f(r[x], r[y]); } }; }
+    const [x, y, z] = a as [number, number, number];
+    return { kind: 'op', op: (r) => { r[d] = f(r[x], r[y], r[z]); } };
+  };
+  let x: RegExpExecArray | null;
+  if ((x = /^llvm\.(fma|fmuladd|fabs|minnum|maxnum|sqrt)\.\w+$/.exec(name)) && st.kind === 'float') {
+    const rnd = rounder(st.name);
+    switch (x[1]) {
+      // a*b is exact in double for half/bfloat/float; the sum is rounded to double, then to the type.
+      case 'fma': case 'fmuladd': return each((p, q, c) => rnd(p * q + c));
+      case 'fabs': return each(Math.abs);
+      case 'sqrt': return each((p) => rnd(Math.sqrt(p)));
+      case 'minnum': return each((p, q) => (p !== p ? q : q !== q ? p : Math.min(p, q)));
+      case 'maxnum': return each((p, q) => (p !== p ? q : q !== q ? p : Math.max(p, q)));
+    }
+  }
+  if ((x = /^llvm\.(smin|smax|umin|umax)\.i(\d+)$/.exec(name)) && st.kind === 'int' && st.bits <= 32) {
+    const bits = st.bits;
+    const sg = (v: number) => (bits === 32 ? v | 0 : (v << (32 - bits)) >> (32 - bits));
+    switch (x[1]) {
+      case 'smin': return each((p, q) => (sg(p) <= sg(q) ? p : q));
+      case 'smax': return each((p, q) => (sg(p) >= sg(q) ? p : q));
+      case 'umin': return each(Math.min);
+      case 'umax': return each(Math.max);
+    }
+  }
+  if (name === 'llvm.assume' || name.startsWith('llvm.lifetime.')) return { kind: 'none' };
+  if (name.startsWith('llvm.expect.')) return { kind: 'op', op: (r) => { r[d] = r[a[0]!]; } };
+  return undefined;
+}
