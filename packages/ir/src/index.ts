@@ -28,3 +28,4 @@ export {
   checkGoldens, sha256Hex, goldenUpdateRequested, describeGoldenReport, formatGoldenFile, GoldenMismatchError,
 } from './goldens.js';
 export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';
+export * from './interp/index.js';
