@@ -1,0 +1,110 @@
+/**
+ * The kernel ABI: one ordered kernarg table. The kernel builder makes its IR parameters from it
+ * and the host packs values from it, so the two cannot drift apart.
+ */
+import { SplitReduceError } from './errors.js';
+import { DTYPE_BYTES, WS_ELEMENT_BYTES, type Dtype } from './spec.js';
+
+/** Kernarg scalar kinds (the same names @rocke/hip-runtime's packer takes). Pointers are 64-bit global addresses. */
+export type KernargType = 'ptr' | 'i32' | 'i64';
+
+/** One kernel argument. */
+export interface KernargEntry {
+  readonly name: string;
+  readonly type: KernargType;
+  /** Pointers only: whether the kernel reads or writes through it. */
+  readonly access?: 'read' | 'write';
+  readonly doc: string;
+}
+
+/** Largest byte range of one buffer view (AMD buffer descriptors hold a 32-bit count; the kernels stay below 2^31). */
+export const MAX_VIEW_BYTES = 0x7f000000;
+
+/** The kernarg table, in kernel-parameter order. */
+export const KERNARG_TABLE: readonly KernargEntry[] = [
+  { name: 'ws', type: 'ptr', access: 'read', doc: 'fp32 partial sums: slice s of this launch starts at ws + s*slice_stride*4' },
+  { name: 'y', type: 'ptr', access: 'write', doc: 'output, count elements of the output dtype' },
+  { name: 'ws_bytes', type: 'i32', doc: 'bytes of each slice view this launch reads: count*4 (reads past it return zero)' },
+  { name: 'y_bytes', type: 'i32', doc: 'bytes of y this launch writes: count*2 (writes past it are dropped)' },
+  { name: 'count', type: 'i32', doc: 'output elements this launch folds' },
+  { name: 'splits', type: 'i32', doc: 'slices to sum, in the order s = 0..splits-1 (>= 1)' },
+  { name: 'slice_stride', type: 'i64', doc: 'fp32 elements between slices of ws (the whole tensor: N*Ho*Wo*K)' },
+];
+
+/** A pointer kernarg not yet bound to an address: buffer `ws` or `y` plus a byte offset into it (a launch's view). */
+export interface BufferRef {
+  readonly buffer: 'ws' | 'y';
+  readonly offsetBytes: number;
+}
+
+/** A kernarg value: a number for i32/i64, a bigint address or a buffer view for pointers. */
+export type KernargValue = number | bigint | BufferRef;
+
+/** What one launch folds: `count` elements of each of `splits` slices `sliceStride` elements apart. */
+export interface ReduceLaunchArgs {
+  readonly ws: bigint | BufferRef;
+  readonly y: bigint | BufferRef;
+  readonly count: number;
+  readonly splits: number;
+  readonly sliceStride: number;
+  readonly dtype: Dtype;
+}
+
+/** The ordered kernarg values of one launch; byte counts are those of this launch's views. */
+export function kernargValues(a: ReduceLaunchArgs): KernargValue[] {
+  return orderKernargs({
+    ws: a.ws,
+    y: a.y,
+    ws_bytes: a.count * WS_ELEMENT_BYTES,
+    y_bytes: a.count * DTYPE_BYTES[a.dtype],
+    count: a.count,
+    splits: a.splits,
+    slice_stride: a.sliceStride,
+  });
+}
+
+/**
+ * Orders named values by the table, checking each against its type. Throws a
+ * {@link SplitReduceError} naming every missing and unexpected name, or the bad value.
+ */
+export function orderKernargs(values: Readonly<Record<string, KernargValue>>): KernargValue[] {
+  const expected = new Set(KERNARG_TABLE.map((e) => e.name));
+  const missing = KERNARG_TABLE.filter((e) => !(e.name in values)).map((e) => e.name);
+  const extra = Object.keys(values).filter((k) => !expected.has(k));
+  if (missing.length || extra.length) {
+    throw new SplitReduceError(
+      'split-reduce kernargs do not match the ABI table:' +
+        (missing.length ? ` missing ${missing.join(', ')}` : '') +
+        (extra.length ? ` unexpected ${extra.join(', ')}` : ''),
+    );
+  }
+  return KERNARG_TABLE.map((e) => checkValue(e, values[e.name] as KernargValue));
+}
+
+function checkValue(e: KernargEntry, v: KernargValue): KernargValue {
+  const bad = (why: string): never => {
+    throw new SplitReduceError(`kernarg ${e.name} (${e.type}): ${why}`);
+  };
+  if (e.type === 'ptr') {
+    if (typeof v === 'bigint') {
+      if (v < 0n || v >= 1n << 64n) bad(`address ${v} is not a 64-bit unsigned value`);
+    } else if (typeof v !== 'object' || v === null || !('buffer' in v)) bad('expects a bigint address or a buffer view');
+    else if (!Number.isSafeInteger(v.offsetBytes) || v.offsetBytes < 0) bad(`offset ${v.offsetBytes} is not a non-negative integer`);
+    return v;
+  }
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return bad(`${String(v)} is not a non-negative integer`);
+  if (e.type === 'i32' && v > 2 ** 31 - 1) bad(`${v} does not fit an i32`);
+  if (e.name.endsWith('_bytes') && v > MAX_VIEW_BYTES) bad(`${v} bytes exceed the per-view limit 0x${MAX_VIEW_BYTES.toString(16).toUpperCase()}`);
+  if (e.name === 'splits' && v < 1) bad('at least one slice is needed');
+  return v;
+}
+
+/** Replaces buffer views by `base address + offset`, ready for a packer. */
+export function resolveKernargs(values: readonly KernargValue[], addresses: { ws?: bigint; y?: bigint }): (number | bigint)[] {
+  return values.map((v) => {
+    if (typeof v !== 'object') return v;
+    const base = addresses[v.buffer];
+    if (base === undefined) throw new SplitReduceError(`no address for buffer ${v.buffer}`);
+    return base + BigInt(v.offsetBytes);
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * The split-reduce kernel, written once against @rocke/ir's Target interface:
+ *
+ *   y[i] = rne(((ws[0][i] + ws[1][i]) + ws[2][i]) + ... + ws[splits-1][i]),   0 <= i < count
+ *
+ * in fp32, always in that order (no reassociation, no fast-math, IEEE denormals), then rounded to
+ * the output dtype with round-to-nearest-even (`fptrunc`). Slice `s` is its own buffer view of
+ * `ws_bytes` bytes at `ws + s*slice_stride*4`, so 32-bit buffer offsets only ever span one slice
+ * of one launch and the whole workspace may exceed 4 GiB.
+ *
+ * Workgroups whose tile lies wholly inside `count` (and whose slices are 16-byte aligned) take the
+ * vector path: 16-byte loads (`vectorWidth` 8 = two per group), `slicesPerStep` slices in flight,
+ * vector stores. The last, partial
+ * workgroup takes the scalar path: 4-byte loads that read zero past `ws_bytes` and 2-byte stores
+ * dropped past `y_bytes` — correct for any count, including count < vectorWidth.
+ */
+import {
+  bfloat, f32, getTarget, half, i16, i32, i64, i8, printModule, ptr, vec,
+  type Builder, type GlobalBuffer, type KernelParam, type Module, type Target, type Type, type Value,
+} from '@rocke/ir';
+import { KERNARG_TABLE, type KernargType } from './abi.js';
+import { SplitReduceError } from './errors.js';
+import { DTYPE_BYTES, ELEMENTS_PER_LOAD, kernelName, tileElements, WS_ELEMENT_BYTES, type Dtype, type SplitReduceSpec } from './spec.js';
+import { validate } from './validate.js';
+
+const IR_TYPES: Readonly<Record<KernargType, Type>> = { ptr: ptr(1), i32, i64 };
+const OUTPUT_TYPES: Readonly<Record<Dtype, Type>> = { fp16: half, bf16: bfloat };
+
+/** The IR parameters of the kernel, generated from the ABI table. */
+export function kernelParams(): KernelParam[] {
+  return KERNARG_TABLE.map((e) => ({
+    name: e.name,
+    type: IR_TYPES[e.type],
+    attributes: e.access === 'read' ? ['noalias', 'readonly'] : e.access === 'write' ? ['noalias', 'writeonly'] : [],
+  }));
+}
+
+/** Builds the kernel module for a spec. An invalid spec is a {@link SplitReduceError} carrying validate()'s reason. */
+export function buildSplitReduce(input: SplitReduceSpec): Module {
+  const v = validate(input);
+  if (!v.ok) throw new SplitReduceError(`invalid split-reduce spec: ${v.reason}`);
+  const spec = v.spec;
+  const t = getTarget(spec.target);
+  const m = t.createModule();
+  const b = t.kernel(m, kernelName(spec), kernelParams(), {
+    workgroupSize: spec.threads,
+    ids: { workitem: ['x'], workgroup: ['x'] },
+    // Bit-exact folds need IEEE denormals whatever the backend's default mode is.
+    attributes: [{ key: 'denormal-fp-math-f32', value: 'ieee,ieee' }],
+  });
+  emitBody(t, b, spec);
+  return m;
+}
+
+/** The kernel's symbol and LLVM IR text (deterministic: same spec, same bytes). */
+export function emitSplitReduce(spec: SplitReduceSpec): { kernelName: string; ir: string } {
+  const m = buildSplitReduce(spec);
+  return { kernelName: kernelName(spec), ir: printModule(m) };
+}
+
+function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
+  const { threads, vectorWidth: vw } = spec;
+  const groups = spec.outputsPerThread / vw;
+  const tile = tileElements(spec);
+  const outType = OUTPUT_TYPES[spec.dtype];
+  const outBytes = DTYPE_BYTES[spec.dtype];
+
+  const ws = b.arg('ws');
+  const wsBytes = b.arg('ws_bytes');
+  const count = b.arg('count');
+  // A split count below 1 (never planned) folds slice 0 alone rather than looping out of range.
+  const splits = b.smax(b.arg('splits'), 1, 'splits');
+  const stride = b.arg('slice_stride');
+  const strideBytes = b.shl(stride, 2, 'slice.stride.bytes');
+  const yBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+
+  const tid = t.workitemId(b, 'x');
+  const tileBase = b.mul(t.workgroupId(b, 'x'), tile, 'tile.base');
+  const threadBase = b.add(tileBase, b.mul(tid, vw), 'thread.base');
+  // First element of each of this thread's vector groups (coalesced: consecutive threads, consecutive vectors).
+  const groupStart = Array.from({ length: groups }, (_, g) => (g === 0 ? threadBase : b.add(threadBase, g * threads * vw, `group${g}.start`)));
+
+  /** Slice `s` as its own buffer view. */
+  const slice = (s: Value | null): GlobalBuffer => {
+    const base = s === null ? ws : b.gep(i8, ws, [b.mul(b.zext(s, i64), strideBytes)], { name: 'slice.base' });
+    return t.globalBuffer(b, base, wsBytes);
+  };
+  const wsOffset = (element: Value): Value => b.mul(element, WS_ELEMENT_BYTES);
+  const yOffset = (element: Value): Value => b.mul(element, outBytes);
+
+  /**
+   * Loads every value at `offsets` from slice 0, then adds slices 1..splits-1 in order. `perStep`
+   * slices are loaded before any of them is added (their memory latencies overlap); a remainder
+   * loop takes the last (splits-1) % perStep slices one at a time. The additions are the same
+   * sequence either way.
+   */
+  const fold = (offsets: readonly Value[], type: Type, align: number, perStep: number): Value[] => {
+    const loadAll = (buf: GlobalBuffer) => offsets.map((off) => t.globalLoad(b, buf, off, type, { align }));
+    const addInOrder = (acc: readonly Value[], slices: readonly Value[][]) =>
+      slices.reduce((sum, loaded) => sum.map((a, n) => b.fadd(a, loaded[n]!)), [...acc]);
+    const first = loadAll(slice(null));
+    let stepped = first;
+    let rest: Value = b.i32(1);
+    if (perStep > 1) {
+      rest = b.add(b.mul(b.udiv(b.sub(splits, 1), perStep), perStep), 1, 'slice.rest');
+      stepped = b.forLoop({ from: b.i32(1), to: rest, step: perStep, carried: first, name: 'slices' }, (s, acc) =>
+        addInOrder(acc, Array.from({ length: perStep }, (_, u) => loadAll(slice(u === 0 ? s : b.add(s, u))))));
+    }
+    return b.forLoop({ from: rest, to: splits, carried: stepped, name: 'slice' }, (s, acc) => addInOrder(acc, [loadAll(slice(s))]));
+  };
+
+  const tileWhole = b.icmp('ule', b.add(tileBase, tile), count, 'tile.whole');
+  // Every slice start is 16-byte aligned only when the stride is a multiple of 4 elements.
+  const strideAligned = b.icmp('eq', b.and(stride, ELEMENTS_PER_LOAD - 1), 0, 'stride.aligned');
+  b.ifThen(b.and(tileWhole, strideAligned), () => {
+    const loadsPerGroup = vw / ELEMENTS_PER_LOAD;
+    const offsets = groupStart.flatMap((start) =>
+      Array.from({ length: loadsPerGroup }, (_, l) => wsOffset(l === 0 ? start : b.add(start, l * ELEMENTS_PER_LOAD))));
+    const sums = fold(offsets, vec(ELEMENTS_PER_LOAD, f32), 16, spec.slicesPerStep);
+    groupStart.forEach((start, g) => {
+      const parts = sums.slice(g * loadsPerGroup, (g + 1) * loadsPerGroup);
+      const wide = parts.length === 1 ? parts[0]! : b.shuffleVector(parts[0]!, parts[1]!, [0, 1, 2, 3, 4, 5, 6, 7]);
+      const narrow = b.fptrunc(wide, vec(vw, outType), 'rounded');
+      // Stored as dwords: every target stores i32 vectors the same way.
+      t.globalStore(b, yBuf, yOffset(start), b.bitcast(narrow, vec(vw / 2, i32)), { align: vw * outBytes });
+    });
+    b.ret();
+  }, 'vector');
+
+  // Partial tile (or unaligned slices): one element at a time, the buffer ranges doing the bounds checks.
+  const elements = groupStart.flatMap((start) => Array.from({ length: vw }, (_, j) => (j === 0 ? start : b.add(start, j))));
+  const sums = fold(elements.map(wsOffset), f32, 4, 1);
+  elements.forEach((e, n) => {
+    const rounded = b.fptrunc(sums[n]!, outType);
+    t.globalStore(b, yBuf, yOffset(e), b.bitcast(rounded, i16), { align: outBytes });
+  });
+  b.ret();
+}
