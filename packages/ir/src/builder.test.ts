@@ -82,6 +82,14 @@ describe('Builder', () => {
     expect(() => b.intrinsic('amdgcn.foo', voidT, [])).toThrow(/start with "llvm\."/);
   });
 
+  it('asks for an explicit alignment where pointer widths differ between targets', () => {
+    const { b } = fresh([{ name: 'l', type: ptr(3) }, { name: 'g', type: ptr(1) }]);
+    expect(() => b.store(b.arg('l'), b.arg('g'))).toThrow(/size of ptr addrspace\(3\) depends on the target; pass an explicit size\/alignment/);
+    b.store(b.arg('l'), b.arg('g'), { align: 4 });
+    b.store(b.arg('g'), b.arg('g'));
+    expect((b.block.instructions[1] as Extract<Instruction, { op: 'store' }>).align).toBe(8);
+  });
+
   it('checks vector shapes', () => {
     const { b } = fresh([{ name: 'v', type: vec(4, f32) }]);
     expect(() => b.extractElement(b.arg('v'), 4)).toThrow(/index 4 out of range for <4 x float>/);

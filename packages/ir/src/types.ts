@@ -119,9 +119,9 @@ export function floatBits(name: FloatKind): number {
 }
 
 /**
- * Size in bytes under the AMDGPU/NVPTX data layouts used here (64-bit generic/global pointers,
- * 32-bit LDS/private pointers, vectors packed, natural alignment). Used for GEP offsets and
- * buffer byte math; LLVM does the authoritative layout.
+ * Size in bytes where AMDGPU and NVPTX agree (integers, floats, packed vectors, arrays, structs
+ * with natural alignment, 64-bit generic/global/constant pointers). Used for byte math and default
+ * alignments; LLVM does the authoritative layout.
  */
 export function sizeOf(t: Type): number {
   switch (t.kind) {
@@ -129,8 +129,13 @@ export function sizeOf(t: Type): number {
       return Math.ceil(t.bits / 8);
     case 'float':
       return floatBits(t.name) / 8;
-    case 'ptr':
-      return t.addrspace === 3 || t.addrspace === 5 ? 4 : t.addrspace === 8 ? 16 : 8;
+    case 'ptr': {
+      // Generic, global and constant pointers are 64-bit on both AMDGPU and NVPTX; LDS/private
+      // pointer widths differ between them (32 vs 64 bit), so their size must come from the caller.
+      const bytes = t.addrspace === 0 || t.addrspace === 1 || t.addrspace === 4 ? 8 : undefined;
+      if (bytes === undefined) throw new TypeError(`the size of ptr addrspace(${t.addrspace}) depends on the target; pass an explicit size/alignment`);
+      return bytes;
+    }
     case 'vector':
       return sizeOf(t.elem) * t.count;
     case 'array':
