@@ -78,10 +78,18 @@ describe('other AOT grids', () => {
     expect(set.raw).toBe(2 * 6 * 2 * 4 * 3 * 5);
     expect(set.valid.length).toBeGreaterThan(0);
     for (const s of set.valid) {
-      expect([s.atom, s.iglp, s.waves_per_eu, s.chiplet_swizzle]).toEqual(['m16n8k16', null, null, false]);
+      expect([s.atom, s.iglp, s.waves_per_eu, s.chiplet_swizzle, s.double_buffer]).toEqual(['m16n8k16', null, null, false, true]);
       expect(validate(s, aotProbe(s))).toEqual({ ok: true });
     }
     expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 32, 48, 64, 80, 96]));
+  });
+
+  it('offers single and double buffering on request (AMD defaults to one stage)', () => {
+    const cap = AOT_CAPABILITIES[0]!;
+    expect(candidateGrid('gfx950', { variant: 'dense', dtype: 'bf16', capability: cap }).every((s) => !s.double_buffer)).toBe(true);
+    const both = candidateGrid('sm_90', { variant: 'dense', dtype: 'bf16', capability: cap, doubleBuffer: [false, true] });
+    expect(both).toHaveLength(2 * 6 * 2 * 4 * 3 * 5);
+    expect(both.filter((s) => s.double_buffer)).toHaveLength(both.length / 2);
   });
 
   it('split_c and grouped grids carry their variant and merge degrees', () => {

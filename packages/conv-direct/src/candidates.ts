@@ -84,6 +84,11 @@ export interface GridOptions {
   swizzleWgm?: readonly number[];
   /** Grouped only. Default: {@link GROUP_MERGE_CHOICES}. */
   groupMerges?: readonly number[];
+  /**
+   * Two LDS stages or one. Default: [false] on AMD (upstream: double buffering halves the resident
+   * workgroups and loses), [true] on sm_90 (cp.async fills one stage while the other is multiplied).
+   */
+  doubleBuffer?: readonly boolean[];
 }
 
 /**
@@ -97,6 +102,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const iglps = opts.iglp ?? (amd ? [0] : [null]);
   const wes = opts.wavesPerEu ?? (amd ? [null, 3] : [null]);
   const wgms = opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM];
+  const dbs = opts.doubleBuffer ?? [!amd];
   const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? GROUP_MERGE_CHOICES) : [1];
   const cap = opts.capability;
   const tileKs = opts.variant === 'grouped' ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES;
@@ -115,7 +121,8 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
               for (const [waves_m, waves_n] of WAVE_LAYOUTS)
                 for (const iglp of iglps)
                   for (const waves_per_eu of wes)
-                    for (const swizzle_wgm of wgms) {
+                    for (const swizzle_wgm of wgms)
+                      for (const double_buffer of dbs) {
                       specs.push({
                         variant: opts.variant,
                         target,
@@ -134,7 +141,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         waves_n,
                         atom,
                         lds_pad: DEFAULT_LDS_PAD,
-                        double_buffer: false,
+                        double_buffer,
                         chiplet_swizzle: amd,
                         chiplet_chunk: DEFAULT_CHIPLET_CHUNK,
                         num_xcds: facts.chiplets,
