@@ -56,7 +56,7 @@ describe('compileAll with the real LLVM toolchain', () => {
       ['gfx950', 'compile', 'axpy_broken_0'],
       ['sm_90', 'compile', 'axpy_broken_0'],
     ]);
-    expect(report.failed[0]!.message).toMatch(/opt failed/);
+    expect(report.failed[0]!.message).toMatch(/opt -O3 .* failed \(exit 1\):\n.*error: /);
     expect(seen.filter((s) => s === 'failed')).toHaveLength(2);
     expect(seen).toHaveLength(12);
     const { entries } = cache.listEntries();

@@ -35,17 +35,7 @@ export {
   type VerifyProblem,
   type VerifyReport,
 } from './cache-maintenance.js';
-export {
-  findLlvmTools,
-  isTargetName,
-  LlvmToolchain,
-  TARGETS,
-  ToolError,
-  type CompiledCode,
-  type KernelCompiler,
-  type LlvmTools,
-  type TargetName,
-} from './llvm-toolchain.js';
+export { isTargetName, LlvmToolchain, TARGETS, ToolError, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
 export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type PruneDecision, type PruneInput, type Pruner } from './family.js';
 export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
 export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';

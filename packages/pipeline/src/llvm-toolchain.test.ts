@@ -1,15 +1,16 @@
 import { kernelFacts } from '@rocke/elf-prune';
 import { describe, expect, it } from 'vitest';
 import { axpyFamily } from './families/axpy.js';
-import { LlvmToolchain, ToolError, findLlvmTools, isTargetName } from './llvm-toolchain.js';
+import { findToolchain, ToolError } from '@rocke/ir';
+import { LlvmToolchain, isTargetName } from './llvm-toolchain.js';
 
 const tc = new LlvmToolchain();
 
 describe('LlvmToolchain', () => {
-  it('finds LLVM and names its flavor after the major version', () => {
-    const tools = findLlvmTools();
-    expect(tc.flavor).toBe(`llvm${tools.major}`);
-    expect(tools.major).toBeGreaterThanOrEqual(20);
+  it('uses the IR flavor of @rocke/ir and refuses an LLVM older than it', () => {
+    expect(tc.flavor).toBe('llvm22');
+    const tools = findToolchain();
+    expect(() => new LlvmToolchain({ ...tools, major: 21, version: '21.1.0' })).toThrow(/IR flavor llvm22 needs LLVM >= 22, found LLVM 21\.1\.0/);
   });
 
   it('compiles the axpy family for gfx950 (ELF .hsaco) and sm_90 (cubin ELF)', async () => {
@@ -57,7 +58,7 @@ describe('LlvmToolchain', () => {
     expect(err).toBeInstanceOf(ToolError);
     const te = err as ToolError;
     expect(te.command[0]).toMatch(/opt/);
-    expect(te.status).not.toBe(0);
+    expect(te.exitCode).not.toBe(0);
     expect(te.message).toMatch(/error/);
   });
 

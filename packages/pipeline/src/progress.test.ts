@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileProgress } from './progress.js';
-import { formatBytes, formatDuration, formatTable } from './table.js';
+import { briefError, formatBytes, formatDuration, formatTable } from './table.js';
 
 const failure = { stage: 'compile' as const, family: 'f', target: 'gfx950', variant: 'v', kernelName: 'k3', id: null, message: 'llc crashed\nstack...' };
 
@@ -45,5 +45,7 @@ describe('tables and units', () => {
     expect(formatTable(['name', 'n'], [['a', 1], ['bbb', 100]])).toBe('name    n\n----  ---\na       1\nbbb   100\n');
     expect([formatBytes(512), formatBytes(2048), formatBytes(3 * 1024 * 1024)]).toEqual(['512 B', '2.0 KiB', '3.0 MiB']);
     expect([formatDuration(850.4), formatDuration(12_345)]).toEqual(['850 ms', '12.3 s']);
+    expect(briefError('/usr/bin/opt -O3 k.ll failed (exit 1):\n/usr/bin/opt: k.ll:3:1: error: expected type\ndefine')).toBe('/usr/bin/opt: k.ll:3:1: error: expected type');
+    expect(briefError('no such kernel\nmore')).toBe('no such kernel');
   });
 });

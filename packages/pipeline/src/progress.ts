@@ -1,4 +1,5 @@
 import type { CompileAllProgress, CompileFailure, JobStatus } from './compile-all.js';
+import { briefError } from './table.js';
 
 /** Where progress goes: a writer and whether it is a terminal. */
 export interface ProgressSink {
@@ -40,7 +41,7 @@ export function compileProgress(sink: ProgressSink, now: () => number = () => Da
     done(status: JobStatus, label: string, failure?: CompileFailure) {
       counts[status]++;
       if (failure) {
-        const firstLine = failure.message.split('\n')[0] ?? '';
+        const firstLine = briefError(failure.message);
         if (drawn) sink.write('\r\x1b[K');
         sink.write(`FAILED ${failure.target} ${failure.family}/${failure.variant ?? '-'} ${label} [${failure.stage}]: ${firstLine}\n`);
         draw(true);

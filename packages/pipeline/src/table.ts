@@ -39,3 +39,12 @@ export function formatBytes(n: number): string {
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * One line that says what went wrong: the first line mentioning "error" (a tool's diagnostic),
+ * else the first line. Tool errors start with the full command line, which says little.
+ */
+export function briefError(message: string): string {
+  const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /\berror\b/i.test(l) && !/ failed( \(exit \d+\))?:$/.test(l)) ?? lines[0] ?? '';
+}

@@ -3,7 +3,7 @@ import type { CliDeps, CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import { compileAll } from '../compile-all.js';
 import { compileProgress } from '../progress.js';
-import { formatDuration, formatTable } from '../table.js';
+import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
 export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--jobs N]
@@ -82,7 +82,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       io.stdout(
         formatTable(
           ['target', 'family/variant', 'kernel', 'stage', 'error'],
-          report.failed.map((f) => [f.target, `${f.family}/${f.variant ?? '-'}`, f.kernelName ?? '', f.stage, (f.message.split('\n')[0] ?? '').slice(0, 160)]),
+          report.failed.map((f) => [f.target, `${f.family}/${f.variant ?? '-'}`, f.kernelName ?? '', f.stage, briefError(f.message).slice(0, 160)]),
         ),
       );
     }
