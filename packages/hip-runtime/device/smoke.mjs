@@ -201,6 +201,33 @@ step('launch rate (empty kernel)', () => {
   report('launch rate (empty kernel)', ours.gpuMs > 0, `1000 launches: events ${ours.gpuMs.toFixed(3)} ms, host ${ours.hostMs.toFixed(3)} ms (median of 7)`);
 });
 
+// Same, for a 6-argument kernel whose arguments are packed from values on every launch (n = 0:
+// every thread exits at the bounds check), to show what packing in TypeScript costs.
+let packedPerLaunch;
+step('launch rate (6 arguments packed per launch)', () => {
+  const ew = cubinModule.getFunction('ew', ewSignature);
+  const buffer = device.alloc(64);
+  for (let i = 0; i < 200; i++) ew.launch(1, 32, [buffer, buffer, 0, 0n, 1, buffer]);
+  device.synchronize();
+  const runs = [];
+  for (let r = 0; r < 7; r++) {
+    const start = device.createEvent();
+    const end = device.createEvent();
+    const t0 = performance.now();
+    start.record();
+    for (let i = 0; i < 1000; i++) ew.launch(1, 32, [buffer, buffer, 0, BigInt(i), 1, buffer]);
+    end.record();
+    const t1 = performance.now();
+    end.synchronize();
+    runs.push({ gpuMs: elapsedMs(start, end), hostMs: t1 - t0 });
+    start.destroy();
+    end.destroy();
+  }
+  packedPerLaunch = { gpuMs: median(runs.map((r) => r.gpuMs)), hostMs: median(runs.map((r) => r.hostMs)) };
+  buffer.free();
+  report('launch rate (6 arguments packed per launch)', packedPerLaunch.gpuMs > 0, `1000 launches: events ${packedPerLaunch.gpuMs.toFixed(3)} ms, host ${packedPerLaunch.hostMs.toFixed(3)} ms (median of 7)`);
+});
+
 device.close();
 step('closed device rejects use', () => {
   expectThrow('closed device rejects use', GpuUsageError, () => device.alloc(16));
@@ -232,6 +259,7 @@ step('PyTorch launch rate (x.add_(1) on a 1-element tensor)', () => {
 
 const rate = (ms) => `${Math.round(1000 / (ms / 1000)).toLocaleString('en-US')} launches/s`;
 if (ours) console.log(`RATE @rocke/hip-runtime empty kernel: ${rate(ours.gpuMs)} (GPU events), ${rate(ours.hostMs)} (host enqueue)`);
+if (packedPerLaunch) console.log(`RATE @rocke/hip-runtime ew, packed per launch: ${rate(packedPerLaunch.gpuMs)} (GPU events), ${rate(packedPerLaunch.hostMs)} (host enqueue)`);
 if (torch) console.log(`RATE PyTorch x.add_(1):              ${rate(torch.gpuMs)} (GPU events), ${rate(torch.hostMs)} (host enqueue)`);
 console.log(failures === 0 ? 'ALL PASS' : `${failures} FAILED`);
 process.exit(failures === 0 ? 0 : 1);

@@ -74,6 +74,17 @@ function alignUp(value: number, alignment: number): number {
  * (the rule both the AMDGPU kernarg segment and PTX parameter space follow).
  */
 export function kernargLayout(signature: KernargSignature): KernargLayout {
+  const cached = frozenLayouts.get(signature);
+  if (cached) return cached;
+  const layout = computeLayout(signature);
+  // Only a deeply frozen signature can be cached by identity (KernelFunction freezes its own).
+  if (Object.isFrozen(signature) && signature.every((spec) => Object.isFrozen(spec))) frozenLayouts.set(signature, layout);
+  return layout;
+}
+
+const frozenLayouts = new WeakMap<KernargSignature, KernargLayout>();
+
+function computeLayout(signature: KernargSignature): KernargLayout {
   if (!Array.isArray(signature)) throw new KernargError('a kernarg signature must be an array of {name, type}');
   const seen = new Set<string>();
   const fields: KernargField[] = [];
@@ -94,7 +105,7 @@ export function kernargLayout(signature: KernargSignature): KernargLayout {
     offset += size;
     alignment = Math.max(alignment, size);
   }
-  return { fields, size: offset, alignment };
+  return Object.freeze({ fields: Object.freeze(fields.map((f) => Object.freeze(f))), size: offset, alignment });
 }
 
 function describe(value: unknown): string {
@@ -180,12 +191,21 @@ function writeValue(view: DataView, field: KernargField, value: unknown, pointer
  */
 export function packKernargs(signature: KernargSignature, values: KernargValues): PackedKernargs {
   const layout = kernargLayout(signature);
-  const ordered = orderedValues(layout, values);
   const bytes = new Uint8Array(layout.size);
-  const view = new DataView(bytes.buffer);
   const pointers: DeviceAddressable[] = [];
-  layout.fields.forEach((field, i) => writeValue(view, field, ordered[i], pointers));
+  writeKernargs(layout, values, new DataView(bytes.buffer), pointers);
   return { bytes, layout, signature, pointers };
+}
+
+/**
+ * Writes `values` into `view` (at least layout.size bytes, padding already zero) and appends
+ * the buffer/view objects it packed to `pointers`. The allocation-free core of packKernargs,
+ * for launch paths that reuse one scratch buffer.
+ */
+export function writeKernargs(layout: KernargLayout, values: KernargValues, view: DataView, pointers: DeviceAddressable[]): void {
+  const ordered = orderedValues(layout, values);
+  const { fields } = layout;
+  for (let i = 0; i < fields.length; i++) writeValue(view, fields[i]!, ordered[i], pointers);
 }
 
 /** Reads packed arguments back (ptr and i64 as bigint): the inverse of {@link packKernargs}. */

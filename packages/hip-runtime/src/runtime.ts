@@ -3,7 +3,7 @@ import { getBinding, LIBRARY_ENV, libraryCandidates } from './binding.js';
 import type { BackendName, LoadAttempt } from './errors.js';
 import { callNative, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
 import type { DeviceAddressable, KernargSignature, KernargValues, PackedKernargs } from './kernargs.js';
-import { kernargLayout, packKernargs, sameKernargTypes } from './kernargs.js';
+import { kernargLayout, sameKernargTypes, writeKernargs } from './kernargs.js';
 
 /** Which runtime to use: `auto` tries HIP, then CUDA, and takes the first with a device. */
 export type BackendChoice = 'auto' | BackendName;
@@ -164,6 +164,31 @@ function toDim3(value: Dim3, what: string): [number, number, number] {
   return dims.map((d, i) => requireInteger(d, `${what}.${'xyz'[i]}`, 1, 2 ** 32 - 1)) as [number, number, number];
 }
 
+// One reusable argument buffer per function: the runtime copies the arguments during the
+// launch call, so values can be packed without allocating on every launch.
+interface Scratch {
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  readonly pointers: DeviceAddressable[];
+  readonly packed: PackedKernargs;
+}
+const scratchOf = new WeakMap<object, Scratch>();
+
+function scratchPack(owner: object, signature: KernargSignature, values: KernargValues): PackedKernargs {
+  let scratch = scratchOf.get(owner);
+  if (!scratch) {
+    const layout = kernargLayout(signature);
+    const bytes = new Uint8Array(layout.size);
+    const pointers: DeviceAddressable[] = [];
+    scratch = { bytes, view: new DataView(bytes.buffer), pointers, packed: { bytes, layout, signature, pointers } };
+    scratchOf.set(owner, scratch);
+  }
+  scratch.bytes.fill(0); // padding stays zero: the same values always give the same bytes
+  scratch.pointers.length = 0;
+  writeKernargs(scratch.packed.layout, values, scratch.view, scratch.pointers);
+  return scratch.packed;
+}
+
 function isPacked(args: LaunchArgs): args is PackedKernargs {
   return typeof args === 'object' && args !== null && !Array.isArray(args) && (args as PackedKernargs).bytes instanceof Uint8Array && 'layout' in args;
 }
@@ -301,7 +326,7 @@ export class Device {
       if (!fn.signature) {
         throw new KernargError(`'${fn.name}' has no signature: pass one to getFunction(name, signature) or pack with packKernargs()`);
       }
-      packed = packKernargs(fn.signature, args);
+      packed = scratchPack(fn, fn.signature, args);
     }
     for (const pointer of packed.pointers) this.checkPointer(pointer);
     return packed;
@@ -478,7 +503,7 @@ export class Module {
     if (typeof name !== 'string' || name === '') throw new GpuUsageError('function name must be a non-empty string');
     if (signature !== undefined) kernargLayout(signature); // a bad signature fails here, not at first launch
     const { handle, attributes } = callNative(() => this.device.binding.getFunction(handleOf(this), name));
-    return new KernelFunction(this, handle, name, Object.freeze({ ...attributes }), signature ? Object.freeze([...signature]) : undefined);
+    return new KernelFunction(this, handle, name, Object.freeze({ ...attributes }), signature ? Object.freeze(signature.map((spec) => Object.freeze({ name: spec.name, type: spec.type }))) : undefined);
   }
 
   /** Unloads the module; its functions can no longer be launched. Unloading twice is a no-op. */
