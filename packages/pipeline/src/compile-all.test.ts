@@ -152,6 +152,18 @@ describe('compileAll engine', () => {
     ]);
   });
 
+  it('selects by variant and caps each family/target at --limit candidates in order', async () => {
+    const fam: Family = {
+      ...listFamily(6),
+      candidates: () => Array.from({ length: 6 }, (_, i) => ({ variant: i % 2 ? 'odd' : 'even', spec: { i } })),
+    };
+    const cache = tempCache();
+    const r = await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), variants: ['odd'], limit: 2, jobs: 2 });
+    expect(r.total).toBe(4); // two targets x first two odd candidates
+    expect(cache.listEntries().entries.map((e) => `${e.identity.target}:${(e.identity.spec as { i: number }).i}`).sort()).toEqual(['gfx950:1', 'gfx950:3', 'sm_90:1', 'sm_90:3']);
+    await expect(compileAll({ cache, families: [fam], compiler: fakeCompiler(0), limit: 0 })).rejects.toThrow(/limit/);
+  });
+
   it('de-duplicates candidates with the same identity', async () => {
     const dup: Family = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 0 } }] };
     const report = await compileAll({ cache: tempCache(), families: [dup], compiler: fakeCompiler(0), targets: ['gfx950'], jobs: 1 });

@@ -36,6 +36,10 @@ export interface CompileAllOptions {
   compiler: KernelCompiler;
   /** Targets to build; a family is asked only for the targets it lists. Default: all of each family's. */
   targets?: readonly TargetName[];
+  /** Only candidates of these variants (default: all). */
+  variants?: readonly string[];
+  /** At most this many candidates per family and target, in the family's order (default: all). */
+  limit?: number;
   /** Applied after compiling; without it nothing is pruned and the report says so. */
   pruner?: Pruner | null;
   /** Concurrent compiles; default: the number of cores. */
@@ -97,6 +101,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
   const pruner = options.pruner ?? null;
   const jobs = options.jobs ?? availableParallelism();
   if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
+  const limit = options.limit ?? Infinity;
+  if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 1))) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   cache.ensure();
 
   const failed: CompileFailure[] = [];
@@ -112,7 +118,10 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
         failed.push({ stage: 'candidates', family: family.name, target, variant: null, kernelName: null, id: null, message: errorMessage(err) });
         continue;
       }
+      let taken = 0;
       for (const candidate of candidates) {
+        if (options.variants && !options.variants.includes(candidate.variant)) continue;
+        if (taken >= limit) break;
         const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: compiler.flavor, spec: candidate.spec };
         let id: string;
         try {
@@ -123,6 +132,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
         }
         if (seen.has(id)) continue;
         seen.add(id);
+        taken++;
         queue.push({ family, target, candidate, identity, id });
       }
     }

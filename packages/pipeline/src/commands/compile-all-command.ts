@@ -6,8 +6,8 @@ import { compileProgress } from '../progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
-export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--jobs N]
-                  [--no-prune] [--quiet] [--cache-dir DIR] [--json]
+export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--variant V ...]
+                  [--limit N] [--jobs N] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
   Compiles every candidate of the chosen families (default: the built-in set) for the targets
   (default: every target of each family) into the cache; up-to-date entries are skipped; then
   prunes spilling and waves_per_eu-twin grouped/split_c entries. Exit 1 if any job failed.`;
@@ -18,6 +18,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     ...COMMON_OPTIONS,
     target: { type: 'string', multiple: true },
     family: { type: 'string', multiple: true },
+    variant: { type: 'string', multiple: true },
+    limit: { type: 'string' },
     jobs: { type: 'string' },
     'no-prune': { type: 'boolean' },
     quiet: { type: 'boolean' },
@@ -44,6 +46,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     if (covered.length === 0) throw new UsageError(`none of the families ${wanted.join(', ')} has kernels for ${targets.join(', ')}`);
   }
   const jobs = positiveInt('jobs', values.jobs, availableParallelism());
+  const limit = values.limit === undefined ? undefined : positiveInt('limit', values.limit, 1);
+  const variants = values.variant?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   const cache = cacheFrom(values, io);
   const compiler = deps.compiler();
   const pruner = values['no-prune'] ? null : deps.pruner();
@@ -55,6 +59,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     pruner,
     jobs,
     ...(targets ? { targets } : {}),
+    ...(variants?.length ? { variants } : {}),
+    ...(limit !== undefined ? { limit } : {}),
     ...(progress ? { progress } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   });
