@@ -28,6 +28,15 @@ describe('kernargLayout', () => {
     expect(kernargLayout(sig('i32')).size).toBe(4);
   });
 
+  it('caches layouts of frozen signatures only, so a mutated array is laid out again', () => {
+    const frozen = Object.freeze([Object.freeze({ name: 'a', type: 'i32' as const })]);
+    expect(kernargLayout(frozen)).toBe(kernargLayout(frozen));
+    const open: { name: string; type: KernargType }[] = [{ name: 'a', type: 'i32' }];
+    expect(kernargLayout(open).size).toBe(4);
+    open.unshift({ name: 'p', type: 'ptr' });
+    expect(kernargLayout(open).size).toBe(12);
+  });
+
   it('an empty signature is 0 bytes', () => {
     expect(kernargLayout([])).toEqual({ fields: [], size: 0, alignment: 1 });
   });

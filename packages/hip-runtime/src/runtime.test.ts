@@ -189,6 +189,19 @@ describe('launch', () => {
     expect(binding.launches.at(-1)!.sharedBytes).toBe(231424);
   });
 
+  it('launches packed from values do not share bytes: each records its own arguments', () => {
+    const { device, module, binding } = setup();
+    const fn = module.getFunction('axpy', axpySignature);
+    const x = device.alloc(64);
+    fn.launch(1, 32, [x, x, 1.5, 3]);
+    fn.launch(1, 32, [x, x, -2, 7]);
+    expect(binding.launches[0]!.kernargs).toEqual(packKernargs(axpySignature, [x, x, 1.5, 3]).bytes);
+    expect(binding.launches[1]!.kernargs).toEqual(packKernargs(axpySignature, [x, x, -2, 7]).bytes);
+    expect(() => fn.launch(1, 32, [x, x, 'bad', 7] as never)).toThrow(KernargError);
+    fn.launch(1, 32, [x, x, 1.5, 3]); // a failed packing leaves nothing behind
+    expect(binding.launches[2]!.kernargs).toEqual(binding.launches[0]!.kernargs);
+  });
+
   it('a function without a signature needs packed arguments', () => {
     const { module } = setup();
     const fn = module.getFunction('axpy');
