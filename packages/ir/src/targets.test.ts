@@ -31,6 +31,18 @@ describe('targets', () => {
     expect(TARGET_NAMES).toEqual(['gfx950', 'gfx942', 'sm_90']);
   });
 
+  it('are frozen: shared target objects cannot be changed by one user under another', () => {
+    for (const t of [gfx950, gfx942, sm_90]) {
+      expect(Object.isFrozen(t)).toBe(true);
+      expect(Object.isFrozen(t.atoms)).toBe(true);
+      expect(t.atoms.every((a) => Object.isFrozen(a))).toBe(true);
+      expect(() => {
+        (t as { waveSize: number }).waveSize = 1;
+      }).toThrow(TypeError);
+    }
+    expect(Object.isFrozen(TARGET_NAMES)).toBe(true);
+  });
+
   it('refuse an atom they lack with a TargetError naming the alternatives', () => {
     expect(() => gfx942.atom('32x32x16.bf16')).toThrow(TargetError);
     expect(() => gfx942.atom({ m: 32, n: 32, k: 16, dtype: 'bf16' })).toThrow(/gfx942 has no MMA atom 32x32x16\.bf16 \(available: 32x32x8\.f16, 32x32x8\.bf16, 16x16x16\.f16, 16x16x16\.bf16\)/);

@@ -62,7 +62,7 @@ export function amdTarget(spec: AmdTargetSpec): Target {
     staticLdsBytes: spec.ldsBytes,
     maxThreadsPerBlock: 1024,
     kernelCallingConv: 'amdgpu_kernel',
-    atoms: spec.atoms,
+    atoms: Object.freeze([...spec.atoms]),
 
     createModule(): Module {
       const m = new Module({ triple: t.triple, dataLayout: t.dataLayout });

@@ -132,7 +132,7 @@ export function mfmaAtom(s: MfmaSpec): MmaAtom {
       return b.intrinsic(s.intrinsic, cType, [opA, opB, c, 0, 0, 0]);
     },
   };
-  return atom;
+  return Object.freeze(atom);
 }
 
 /** NVIDIA `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` (f32 accumulate). */
@@ -187,5 +187,5 @@ export function mmaSyncAtom(target: TargetName, dtype: MmaDtype): MmaAtom {
       return b.vector([0, 1, 2, 3].map((q) => b.extractValue(d, [q])));
     },
   };
-  return atom;
+  return Object.freeze(atom);
 }

@@ -11,13 +11,17 @@ export interface TargetOptions {
   readonly codeObjectVersion?: number | null;
 }
 
-export const TARGET_NAMES: readonly TargetName[] = ['gfx950', 'gfx942', 'sm_90'];
+export const TARGET_NAMES: readonly TargetName[] = Object.freeze(['gfx950', 'gfx942', 'sm_90'] as const);
 
-/** Returns the target object for a name; unknown names or flavors are a TargetError. */
+/** Returns the (frozen) target object for a name; unknown names or flavors are a TargetError. */
 export function getTarget(name: string, options: TargetOptions = {}): Target {
   const flavor = options.flavor ?? 'llvm22';
   if (!FLAVORS.includes(flavor)) throw new TargetError(`unknown LLVM flavor ${JSON.stringify(flavor)} (known: ${FLAVORS.join(', ')})`);
   const cov = options.codeObjectVersion === null ? undefined : (options.codeObjectVersion ?? 500);
+  return Object.freeze(build(name, cov));
+}
+
+function build(name: string, cov: number | undefined): Target {
   switch (name) {
     case 'gfx950':
       return amdTarget({ name: 'gfx950', ldsBytes: 160 * 1024, atoms: gfx950Atoms(), codeObjectVersion: cov });

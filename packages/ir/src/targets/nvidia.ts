@@ -71,7 +71,7 @@ export function sm90Target(): Target {
     staticLdsBytes: 48 * 1024,
     maxThreadsPerBlock: 1024,
     kernelCallingConv: 'ptx_kernel',
-    atoms,
+    atoms: Object.freeze(atoms),
 
     createModule: () => new Module({ triple: t.triple, dataLayout: t.dataLayout }),
 
