@@ -112,3 +112,19 @@ export { PlanError } from './plan-error.js';
 export { balancedChunks, plan, type Launch, type LaunchPlan, type PlanOptions, type ReduceStep } from './plan.js';
 export { TARGET_WAVES, chooseSplits, splitOptions, type SplitChoice, type SplitOption } from './split-plan.js';
 export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-plan.js';
+export {
+  ConvKernelError,
+  SENTINEL_OFFSET,
+  buildConvKernel,
+  chipletRemap,
+  decodeWorkgroup,
+  interpretConv,
+  irAtomName,
+  weightSwizzle,
+  type BuildOptions,
+  type ConvKernel,
+  type CpuRunOptions,
+  type CpuRunResult,
+  type FragmentLoad,
+  type StagingSchedule,
+} from './kernel/index.js';

@@ -1,0 +1,601 @@
+/**
+ * The LDS-halo direct forward convolution, written once and lowered through an @rocke/ir target
+ * (gfx950, gfx942, sm_90). Per workgroup: one output tile of tile_h x tile_w pixels x tile_k
+ * channels. Per channel chunk of ck channels: the input tile with its halo and the weights of
+ * every tap are staged in LDS; then every tap (r, s) is an MMA GEMM over shifted windows of that
+ * one staged copy. The target supplies the atom (with its lane layouts), global memory with
+ * zero-when-out-of-range semantics, barriers, and — where it has them — ldmatrix and cp.async.
+ */
+import {
+  bfloat,
+  f32,
+  getTarget,
+  half,
+  i32,
+  i8,
+  ptr,
+  vec,
+  voidT,
+  zero,
+  type Builder,
+  type GlobalBuffer,
+  type KernelParam,
+  type MmaAtom,
+  type Module,
+  type Target,
+  type Value,
+} from '@rocke/ir';
+import { kernargTable, type KernargEntry } from '../abi.js';
+import { ELEMENT_BYTES } from '../problem.js';
+import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { ATOMS, MAX_TENSOR_BYTES } from '../targets.js';
+import { validate, WORKSPACE_ELEMENT_BYTES } from '../validate.js';
+import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
+import { emitDecodeWorkgroup } from './grid-decode.js';
+
+/** How chunks move from global memory to LDS. */
+export type StagingSchedule =
+  /** Loads of chunk i+1 are carried in registers across the MMAs of chunk i, then written to LDS. */
+  | 'register-prefetch'
+  /** sm_90: cp.async of chunk i+1 into the other LDS stage while chunk i is multiplied. */
+  | 'async-copy';
+
+/** How operand fragments come out of LDS. */
+export type FragmentLoad =
+  /** One vector load per lane per contiguous run (AMD ds_read_b64/b128). */
+  | 'vector'
+  /** ldmatrix.x4/x2 with per-lane row addresses (sm_90). */
+  | 'ldmatrix';
+
+/** A built kernel and everything a host needs to launch it (with `plan()` for the shapes). */
+export interface ConvKernel {
+  readonly spec: Spec;
+  readonly target: Target;
+  readonly module: Module;
+  /** Kernel symbol (`kernelName(spec)`). */
+  readonly name: string;
+  /** Threads per workgroup (1-D block). */
+  readonly threads: number;
+  /** Dynamic LDS / shared-memory bytes per workgroup; the kernel declares no static LDS. */
+  readonly dynamicSharedBytes: number;
+  /** Kernel parameters in ABI-table order (the host packs `kernargValues()` in the same order). */
+  readonly abi: readonly KernargEntry[];
+  readonly schedule: StagingSchedule;
+  readonly fragmentLoad: FragmentLoad;
+  /** Weight LDS layout: MFMA fragment order (slot per lane), or rows of ck channels with 16-byte chunks XOR-swizzled. */
+  readonly weightLayout: 'fragment' | 'swizzled-rows';
+}
+
+/** A spec the builder cannot lower (the reason says why). */
+export class ConvKernelError extends Error {
+  override readonly name = 'ConvKernelError';
+}
+
+/** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
+export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
+
+/** The @rocke/ir atom of a spec: e.g. `32x32x16` + bf16 -> `32x32x16.bf16`, `m16n8k16` + fp16 -> `16x8x16.f16`. */
+export function irAtomName(spec: Spec): string {
+  const a = ATOMS[spec.atom];
+  return `${a.m}x${a.n}x${a.k}.${spec.dtype === 'bf16' ? 'bf16' : 'f16'}`;
+}
+
+/** Options for {@link buildConvKernel}. */
+export interface BuildOptions {
+  /** Use this target object (default: `getTarget(spec.target)`). */
+  readonly target?: Target;
+}
+
+const log2 = (n: number): number => Math.log2(n);
+const isPow2 = (n: number): boolean => Number.isInteger(log2(n));
+
+/**
+ * Builds the kernel of `spec`: a module holding one kernel named `kernelName(spec)` whose
+ * parameters follow the variant's kernarg table. Throws {@link ConvKernelError} with the
+ * validation reason for a spec `validate()` rejects.
+ */
+export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKernel {
+  const v = validate(spec);
+  if (!v.ok) throw new ConvKernelError(`cannot build ${safeName(spec)}: ${v.reason}`);
+  if (spec.variant === 'grouped') throw new ConvKernelError(`cannot build ${kernelName(spec)}: the grouped variant has no kernel builder yet`);
+  const target = options.target ?? getTarget(spec.target);
+  if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
+  return new ConvKernelBuilder(spec, target).build();
+}
+
+function safeName(spec: Spec): string {
+  try {
+    return kernelName(spec);
+  } catch {
+    return 'spec';
+  }
+}
+
+/** One hoisted staging slot: where its 16 (or fragA*2) bytes come from and go. */
+interface StagingSlot {
+  /** Byte offset in the global tensor of channel chunk 0, or the sentinel. */
+  readonly global: Value;
+  /** Byte offset in one LDS stage of the array. */
+  readonly lds: Value;
+  /**
+   * Last, partial pass only: whether this thread's slot is inside the stage. Slots past it skip
+   * the LDS write (several threads writing one shared scratch tail would be a data race).
+   */
+  readonly inTile: Value | undefined;
+}
+
+class ConvKernelBuilder {
+  private readonly g: SpecGeometry;
+  private readonly atom: MmaAtom;
+  private readonly elem;
+  private readonly threads: number;
+  private readonly wave: number;
+  private readonly ldmatrix: boolean;
+  private readonly schedule: StagingSchedule;
+  private readonly weightLayout: 'fragment' | 'swizzled-rows';
+  /** Bytes of one X stage (with tail) and one W stage (with tail). */
+  private readonly xStageBytes: number;
+  private readonly wStageBytes: number;
+  private readonly stages: number;
+  /** Vector elements of one weight staging slot. */
+  private readonly wSlotElems: number;
+
+  constructor(
+    private readonly spec: Spec,
+    private readonly t: Target,
+  ) {
+    this.g = specGeometry(spec);
+    this.atom = t.atom(irAtomName(spec));
+    this.elem = spec.dtype === 'bf16' ? bfloat : half;
+    this.threads = this.g.threads;
+    this.wave = t.waveSize;
+    if (this.wave !== this.g.waveSize) throw new ConvKernelError(`${t.name} waves have ${this.wave} lanes, the spec geometry assumes ${this.g.waveSize}`);
+    const aOrigins = matrixOrigins(weightCoord(this.atom), this.atom.lanes, this.atom.aType.count);
+    const bOrigins = matrixOrigins(activationCoord(this.atom), this.atom.lanes, this.atom.bType.count);
+    this.ldmatrix = t.matrixLoad !== undefined && aOrigins !== null && bOrigins !== null;
+    this.weightLayout = this.ldmatrix ? 'swizzled-rows' : 'fragment';
+    if (!this.ldmatrix && !isLaneContiguous(weightCoord(this.atom), this.atom.lanes, this.atom.aType.count)) {
+      throw new ConvKernelError(`atom ${this.atom.name}: A fragments are neither lane-contiguous nor ldmatrix tiles`);
+    }
+    this.schedule = spec.double_buffer && t.asyncCopy !== undefined && this.weightLayout === 'swizzled-rows' ? 'async-copy' : 'register-prefetch';
+    this.stages = spec.double_buffer ? 2 : 1;
+    this.xStageBytes = ELEMENT_BYTES * (this.g.ldsXElems + this.g.ldsXTail);
+    this.wStageBytes = ELEMENT_BYTES * (this.g.ldsWElems + this.g.ldsWTail);
+    this.wSlotElems = this.weightLayout === 'fragment' ? this.atom.aType.count : 8;
+    if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
+  }
+
+  build(): ConvKernel {
+    const { spec, t } = this;
+    const name = kernelName(spec);
+    const module = t.createModule();
+    const abi = kernargTable(spec.variant);
+    const params: KernelParam[] = abi.map((e) => ({
+      name: e.name,
+      type: e.type === 'ptr' ? ptr(1) : e.type === 'i32' ? i32 : e.type === 'f32' ? f32 : i32,
+      attributes: e.type === 'ptr' ? ['noalias'] : [],
+    }));
+    if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
+    const b = t.kernel(module, name, params, {
+      workgroupSize: this.threads,
+      ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
+      ids: { workitem: ['x'], workgroup: ['x'] },
+    });
+    const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: 16 });
+    this.emitBody(b, lds);
+    b.ret();
+    return {
+      spec,
+      target: t,
+      module,
+      name,
+      threads: this.threads,
+      dynamicSharedBytes: this.g.ldsBytes,
+      abi,
+      schedule: this.schedule,
+      fragmentLoad: this.ldmatrix ? 'ldmatrix' : 'vector',
+      weightLayout: this.weightLayout,
+    };
+  }
+
+  private emitBody(b: Builder, lds: Value): void {
+    const { spec, t, g, atom } = this;
+    const arg = (n: string) => b.arg(n);
+    const split = spec.variant === 'split_c';
+
+    // ---- ids and grid decode (channel tile fastest inside a super-tile)
+    const tid = t.workitemId(b, 'x');
+    const lane = b.and(tid, this.wave - 1, 'lane');
+    const waveId = b.lshr(tid, log2(this.wave), 'wave');
+    const wm = b.urem(waveId, spec.waves_m, 'wave.m');
+    const wn = b.udiv(waveId, spec.waves_m, 'wave.n');
+    const Ho = arg('Ho');
+    const Wo = arg('Wo');
+    const K = arg('K');
+    const C = arg('C');
+    const nWt = b.udiv(b.add(Wo, spec.tile_w - 1), spec.tile_w, 'w.tiles');
+    const nHt = b.udiv(b.add(Ho, spec.tile_h - 1), spec.tile_h, 'h.tiles');
+    const nKt = b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles');
+    const perImage = b.mul(nWt, nHt, 'cells.per.image');
+    const cells = b.mul(perImage, arg('N'), 'cells');
+    let wgid = t.workgroupId(b, 'x');
+    let splitIdx: Value | undefined;
+    if (split) {
+      // The split index is the slowest axis: each split's workgroups form one contiguous dense grid.
+      const perSplit = b.mul(cells, nKt, 'wg.per.split');
+      splitIdx = b.udiv(wgid, perSplit, 'split');
+      wgid = b.urem(wgid, perSplit, 'wg.in.split');
+    }
+    const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
+    const { kTile, cell } = emitDecodeWorkgroup(b, wgid, nKt, cells, { wgm: spec.swizzle_wgm, chiplet });
+    const n = b.udiv(cell, perImage, 'n');
+    const st = b.urem(cell, perImage);
+    const wTile = b.urem(st, nWt, 'w.tile');
+    const hTile = b.udiv(st, nWt, 'h.tile');
+    const oh0 = b.mul(hTile, spec.tile_h, 'oh0');
+    const ow0 = b.mul(wTile, spec.tile_w, 'ow0');
+    const kBase = b.mul(kTile, spec.tile_k, 'k.base');
+    const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
+    const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
+
+    // ---- channel range of this workgroup
+    let cStart: Value = b.i32(0);
+    let cCount = C;
+    if (split && splitIdx) {
+      cCount = b.udiv(C, arg('splits'), 'c.per.split');
+      cStart = b.mul(splitIdx, cCount, 'c.start');
+    }
+    // max(C/ck, 1): never zero trips, so LLVM needs no zero-trip guard before the prefetch.
+    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
+
+    // ---- buffers
+    const xBuf = t.globalBuffer(b, arg('x'), arg('x_bytes'));
+    const wBuf = t.globalBuffer(b, arg('w'), arg('w_bytes'));
+
+    // ---- hoisted staging metadata (no compare/select inside the channel loop)
+    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, cStart);
+    const wSlots = this.wStagingSlots(b, tid, kBase, cStart);
+
+    // ---- LDS bases
+    const xBase = (stage: Value | number) => (typeof stage === 'number' ? b.i32(stage * this.xStageBytes) : b.mul(stage, this.xStageBytes));
+    const wBase = (stage: Value | number) =>
+      typeof stage === 'number' ? b.i32(this.stages * this.xStageBytes + stage * this.wStageBytes) : b.add(b.mul(stage, this.wStageBytes), this.stages * this.xStageBytes);
+    const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
+
+    // ---- per-lane fragment offsets (hoisted)
+    const frag = this.fragmentOffsets(b, lane, wm, wn);
+
+    // ---- staging primitives
+    const chunkBytes = (chunk: Value) => b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
+    const xVec = vec(8, this.elem);
+    const wVec = vec(this.wSlotElems, this.elem);
+    const loadChunk = (chunk: Value): Value[] => {
+      const off = chunkBytes(chunk);
+      return [
+        ...xSlots.map((s) => t.globalLoad(b, xBuf, b.add(s.global, off), xVec, { align: 16 })),
+        ...wSlots.map((s) => t.globalLoad(b, wBuf, b.add(s.global, off), wVec, { align: 2 * this.wSlotElems })),
+      ];
+    };
+    const guarded = (s: StagingSlot, f: () => void) => (s.inTile ? b.ifThen(s.inTile, f, 'stage.tail') : f());
+    const storeChunk = (vals: readonly Value[], stage: Value | number) => {
+      const xb = xBase(stage);
+      const wb = wBase(stage);
+      xSlots.forEach((s, j) => guarded(s, () => b.store(vals[j]!, ldsAt(b.add(xb, s.lds)), { align: 16 })));
+      wSlots.forEach((s, j) => guarded(s, () => b.store(vals[xSlots.length + j]!, ldsAt(b.add(wb, s.lds)), { align: 2 * this.wSlotElems })));
+    };
+    const copyChunk = (chunk: Value, stage: Value | number) => {
+      const cp = t.asyncCopy!;
+      const off = chunkBytes(chunk);
+      const xb = xBase(stage);
+      const wb = wBase(stage);
+      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, b.add(s.global, off), ldsAt(b.add(xb, s.lds))));
+      for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, b.add(s.global, off), ldsAt(b.add(wb, s.lds))));
+      cp.commit(b);
+    };
+    const iglp = () => {
+      if (spec.iglp !== null && t.vendor === 'amd') b.intrinsic('llvm.amdgcn.iglp.opt', voidT, [spec.iglp]);
+    };
+
+    // ---- the channel loop
+    const nAcc = g.mTilesPerWave * g.nTilesPerWave;
+    const accInit: Value[] = Array.from({ length: nAcc }, () => zero(atom.cType));
+    let accs: Value[];
+    const mmaStage = (stage: Value | number, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(stage), frag, acc);
+    if (this.schedule === 'async-copy') {
+      copyChunk(b.i32(0), 0);
+      accs = b.forLoop({ from: 0, to: trips, carried: accInit, name: 'chunk' }, (i, acc) => {
+        const cur = b.and(i, 1, 'stage');
+        t.asyncCopy!.wait(b, 0);
+        t.barrier(b);
+        copyChunk(b.add(i, 1), b.xor(cur, 1));
+        return mmaStage(cur, acc);
+      });
+      t.asyncCopy!.wait(b, 0);
+    } else if (spec.double_buffer) {
+      storeChunk(loadChunk(b.i32(0)), 0);
+      const pre = loadChunk(b.i32(1));
+      const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
+        iglp();
+        const cur = b.and(i, 1, 'stage');
+        t.barrier(b);
+        storeChunk(carried.slice(nAcc), b.xor(cur, 1));
+        const next = loadChunk(b.add(i, 2));
+        return [...mmaStage(cur, carried.slice(0, nAcc)), ...next];
+      });
+      accs = out.slice(0, nAcc);
+    } else {
+      const pre = loadChunk(b.i32(0));
+      const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
+        iglp();
+        t.barrier(b);
+        storeChunk(carried.slice(nAcc), 0);
+        t.barrier(b);
+        const next = loadChunk(b.add(i, 1));
+        return [...mmaStage(0, carried.slice(0, nAcc)), ...next];
+      });
+      accs = out.slice(0, nAcc);
+    }
+
+    // ---- epilogue
+    this.emitEpilogue(b, accs, { lane, wm, wn, n, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
+  }
+
+  /** X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride. */
+  private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, cStart: Value): StagingSlot[] {
+    const { g } = this;
+    const slots: StagingSlot[] = [];
+    const uneven = g.xVectors % this.threads !== 0;
+    for (let j = 0; j < g.xPasses; j++) {
+      const v = b.add(tid, j * this.threads, `xv${j}`);
+      const cv = b.urem(v, g.xChannelVectors);
+      const pos = b.udiv(v, g.xChannelVectors);
+      const ih = b.add(ih0, b.udiv(pos, g.ldsInW));
+      const iw = b.add(iw0, b.urem(pos, g.ldsInW));
+      // Unsigned compares also reject negative (padding) rows and columns.
+      let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
+      const inTile = uneven ? b.icmp('ult', v, g.xVectors) : undefined;
+      if (inTile) valid = b.and(valid, inTile);
+      const elem = b.add(
+        b.add(b.add(b.mul(n, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))),
+        b.add(b.mul(cv, 8), cStart),
+      );
+      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
+      const lds = b.mul(b.add(b.mul(pos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
+      slots.push({ global, lds, inTile });
+    }
+    return slots;
+  }
+
+  /** W staging: MFMA fragment slots (AMD) or 16-byte chunks of swizzled ck-channel rows (sm_90). */
+  private wStagingSlots(b: Builder, tid: Value, kBase: Value, cStart: Value): StagingSlot[] {
+    const { spec, g, atom } = this;
+    const RS = spec.R * spec.S;
+    const slots: StagingSlot[] = [];
+    const vectors = this.weightLayout === 'fragment' ? g.wSlots : (spec.tile_k * RS * spec.ck) / 8;
+    const passes = Math.ceil(vectors / this.threads);
+    const uneven = vectors % this.threads !== 0;
+    for (let j = 0; j < passes; j++) {
+      const v = b.add(tid, j * this.threads, `wv${j}`);
+      let kOut: Value;
+      let tap: Value;
+      let c: Value;
+      let ldsIdx: Value;
+      if (this.weightLayout === 'fragment') {
+        const fl = b.urem(v, this.wave);
+        const rest = b.udiv(v, this.wave);
+        const ka = b.urem(rest, g.kAtoms);
+        const rest2 = b.udiv(rest, g.kAtoms);
+        const mt = b.urem(rest2, g.mTiles);
+        tap = b.udiv(rest2, g.mTiles);
+        const first = atom.aAt(b, fl, 0);
+        kOut = b.add(kBase, b.add(b.mul(mt, atom.m), first.row));
+        c = b.add(b.mul(ka, atom.k), first.col);
+        ldsIdx = b.mul(v, this.wSlotElems);
+      } else {
+        const L = spec.ck / 8;
+        const c8 = b.urem(v, L);
+        const row = b.udiv(v, L);
+        const krow = b.urem(row, spec.tile_k);
+        tap = b.udiv(row, spec.tile_k);
+        kOut = b.add(kBase, krow);
+        c = b.mul(c8, 8);
+        ldsIdx = b.add(b.mul(row, spec.ck), b.mul(b.xor(c8, swizzleOf(b, krow, L)), 8));
+      }
+      let valid = b.icmp('ult', kOut, b.arg('K'));
+      const inTile = uneven ? b.icmp('ult', v, vectors) : undefined;
+      if (inTile) valid = b.and(valid, inTile);
+      const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), b.arg('C')), b.add(c, cStart));
+      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
+      const lds = b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
+      slots.push({ global, lds, inTile });
+    }
+    return slots;
+  }
+
+  /** Per-lane (and per-wave) byte offsets of the fragments inside one LDS stage, computed once. */
+  private fragmentOffsets(b: Builder, lane: Value, wm: Value, wn: Value): FragmentOffsets {
+    const { spec, g, atom } = this;
+    const E = ELEMENT_BYTES;
+    const pix = spec.stride_w * g.cStride; // elements between horizontally adjacent output pixels
+    // Rows of the wave's output band start ROWS_W*stride input rows apart.
+    const xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * g.ldsInW * g.cStride * E, 'x.wave');
+    const mBase = b.mul(wm, g.mTilesPerWave, 'm.tile0');
+    if (!this.ldmatrix) {
+      const bCoord = activationCoord(atom);
+      const runs = vectorRuns(bCoord, atom.lanes, atom.bType.count, 8);
+      const xRuns = runs.map((r) => {
+        const c = atom.bAt(b, lane, r.start);
+        // pixel col -> strided window position; channel row -> contiguous.
+        return { run: r, lane: b.add(xWave, b.mul(b.add(b.mul(c.col, pix), c.row), E)) };
+      });
+      const wLane = b.add(b.mul(mBase, g.kAtoms * this.wave * this.wSlotElems * E), b.mul(lane, this.wSlotElems * E), 'w.lane');
+      return { kind: 'vector', xRuns, wLane };
+    }
+    // ldmatrix: lane l addresses row (l & 7) of matrix (l >> 3).
+    const mat = b.lshr(lane, 3, 'mat');
+    const r8 = b.and(lane, 7, 'mat.row');
+    const pick = (vals: readonly number[]) => {
+      let out: Value = b.i32(vals[0]!);
+      for (let j = 1; j < vals.length; j++) out = b.select(b.icmp('eq', mat, j), vals[j]!, out);
+      return out;
+    };
+    const bOrigins = matrixOrigins(activationCoord(atom), atom.lanes, atom.bType.count)!;
+    const aOrigins = matrixOrigins(weightCoord(atom), atom.lanes, atom.aType.count)!;
+    // B: pairs of column blocks per ldmatrix.x4 (matrices: block cb regs..., then block cb+1 regs...).
+    const perFrag = bOrigins.length;
+    const bMats: StorageCoord[] = [...bOrigins, ...bOrigins.map((o) => ({ strided: o.strided + atom.n, contig: o.contig }))];
+    const xOffsetOf = (o: StorageCoord) => o.strided * pix + o.contig;
+    const x4 = b.add(xWave, b.mul(b.add(b.mul(r8, pix), pick(bMats.map(xOffsetOf))), E), 'x.ldm4');
+    const x2 = b.add(xWave, b.mul(b.add(b.mul(r8, pix), pick(bOrigins.map(xOffsetOf))), E), 'x.ldm2');
+    // A: one ldmatrix.x4 per fragment; rows are output channels, 16-byte chunks XOR-swizzled by row.
+    const L = spec.ck / 8;
+    const rowOf = b.add(pick(aOrigins.map((o) => o.strided)), r8, 'a.row');
+    const chunkOf = pick(aOrigins.map((o) => o.contig / 8));
+    const sw = b.xor(chunkOf, swizzleOf(b, rowOf, L));
+    const wWave = b.mul(mBase, atom.m * spec.ck * E, 'w.wave');
+    const wLanes: Value[] = [];
+    for (let ka = 0; ka < g.kAtoms; ka++) {
+      const chunk = b.xor(sw, (ka * atom.k) / 8);
+      wLanes.push(b.add(wWave, b.mul(b.add(b.mul(rowOf, spec.ck), b.mul(chunk, 8)), E), `w.ldm.ka${ka}`));
+    }
+    return { kind: 'ldmatrix', x4, x2, perFrag, wLanes };
+  }
+
+  /** All MMAs of one staged chunk (rocke-notes §2.6 order: filter column outermost, input rows shared by the R taps). */
+  private emitMmas(b: Builder, ldsAt: (o: Value) => Value, xb: Value, wb: Value, f: FragmentOffsets, acc: Value[]): Value[] {
+    const { spec, g, atom } = this;
+    const E = ELEMENT_BYTES;
+    const out = [...acc];
+    const pix = spec.stride_w * g.cStride;
+    const inRows = (g.rowsPerWave - 1) * spec.stride_h + spec.R;
+    const bType = atom.bType;
+    const aType = atom.aType;
+    for (let ka = 0; ka < g.kAtoms; ka++) {
+      for (let s = 0; s < spec.S; s++) {
+        // Activation fragments by input row and column block, shared by the R taps of this column.
+        const bf: Value[][] = [];
+        for (let ir = 0; ir < inRows; ir++) {
+          const row: Value[] = [];
+          const base = (ir * g.ldsInW + s) * g.cStride + ka * atom.k; // elements, compile time
+          if (f.kind === 'vector') {
+            for (let cb = 0; cb < g.colBlocks; cb++) {
+              const off = (base + cb * atom.n * pix) * E;
+              const parts = f.xRuns.map(({ run, lane }) => b.load(vec(run.length, this.elem), ldsAt(b.add(b.add(xb, lane), off)), { align: run.length * E }));
+              row.push(concat(b, parts, bType.count));
+            }
+          } else {
+            for (let cb = 0; cb < g.colBlocks; cb += 2) {
+              const pair = cb + 1 < g.colBlocks;
+              const off = (base + cb * atom.n * pix) * E;
+              const regs = this.t.matrixLoad!(b, ldsAt(b.add(b.add(xb, pair ? f.x4 : f.x2), off)), pair ? 4 : 2);
+              for (let h = 0; h < (pair ? 2 : 1); h++) {
+                const mine = regs.slice(h * f.perFrag, (h + 1) * f.perFrag);
+                row.push(b.bitcast(b.vector(mine), bType));
+              }
+            }
+          }
+          bf.push(row);
+        }
+        for (let r = 0; r < spec.R; r++) {
+          const tap = r * spec.S + s;
+          const af: Value[] = [];
+          for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+            if (f.kind === 'vector') {
+              const off = (((tap * g.mTiles + mt) * g.kAtoms + ka) * this.wave * this.wSlotElems) * E;
+              // wLane includes the wave's first m tile: (m.tile0 * kAtoms * wave * frag) elements.
+              af.push(b.load(aType, ldsAt(b.add(b.add(wb, f.wLane), off)), { align: this.wSlotElems * E }));
+            } else {
+              const off = ((tap * spec.tile_k + mt * atom.m) * spec.ck) * E;
+              const regs = this.t.matrixLoad!(b, ldsAt(b.add(b.add(wb, f.wLanes[ka]!), off)), 4);
+              af.push(b.bitcast(b.vector(regs), aType));
+            }
+          }
+          for (let row = 0; row < g.rowsPerWave; row++) {
+            for (let cb = 0; cb < g.colBlocks; cb++) {
+              const bv = bf[row * spec.stride_h + r]![cb]!;
+              for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+                const idx = (mt * g.rowsPerWave + row) * g.colBlocks + cb;
+                out[idx] = atom.emit(b, af[mt]!, bv, out[idx]!);
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Converts and stores the accumulators (NHWK, bounds-checked through the sentinel); split_c writes fp32 partials to ws. */
+  private emitEpilogue(b: Builder, accs: Value[], o: EpilogueInputs): void {
+    const { spec, g, atom, t } = this;
+    const split = spec.variant === 'split_c';
+    const coord = outputCoord(atom);
+    const runs = vectorRuns(coord, atom.lanes, atom.cType.count, split ? 4 : 8);
+    const outBuf: GlobalBuffer = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    // ws is [splits, N, Ho, Wo, K]: slice s starts s * N*Ho*Wo*K elements in (y strides describe one slice).
+    const sliceBase = split && o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
+    const imageBase = b.add(sliceBase, b.mul(o.n, b.arg('y_stride_n')), 'y.image');
+    const kWave = b.add(o.kBase, b.mul(o.wm, g.mTilesPerWave * atom.m), 'k.wave');
+    const hWave = b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave');
+    const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
+    const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+      for (let row = 0; row < g.rowsPerWave; row++) {
+        const oh = b.add(hWave, row);
+        const hOk = b.icmp('ult', oh, o.Ho);
+        for (let cb = 0; cb < g.colBlocks; cb++) {
+          const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
+          for (const { run, c } of laneRuns) {
+            const k = b.add(b.add(kWave, mt * atom.m), c.row);
+            const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
+            const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.K)));
+            const elem = b.add(b.add(imageBase, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
+            const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
+            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+            let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
+            if (!split) val = b.fptrunc(val, lanes.length === 1 ? outElem : vec(lanes.length, outElem));
+            t.globalStore(b, outBuf, off, val, { align: eBytes * run.length });
+          }
+        }
+      }
+    }
+  }
+}
+
+interface EpilogueInputs {
+  lane: Value;
+  wm: Value;
+  wn: Value;
+  n: Value;
+  oh0: Value;
+  ow0: Value;
+  kBase: Value;
+  Ho: Value;
+  Wo: Value;
+  K: Value;
+  splitIdx: Value | undefined;
+}
+
+type FragmentOffsets =
+  | { kind: 'vector'; xRuns: { run: Run; lane: Value }[]; wLane: Value }
+  | { kind: 'ldmatrix'; x4: Value; x2: Value; perFrag: number; wLanes: Value[] };
+
+/** XOR swizzle of a weight row's 16-byte chunk index: `ldmatrix` reads of 8 consecutive rows hit 8 distinct 16-byte bank groups. */
+export function weightSwizzle(row: number, chunksPerRow: number): number {
+  const rowsPerLine = Math.max(1, 8 / chunksPerRow);
+  return Math.floor(row / rowsPerLine) % chunksPerRow;
+}
+
+function swizzleOf(b: Builder, row: Value, chunksPerRow: number): Value {
+  const rowsPerLine = Math.max(1, 8 / chunksPerRow);
+  return b.and(b.lshr(row, log2(rowsPerLine)), chunksPerRow - 1);
+}
+
+/** Concatenates vector parts into one `<count x T>` vector. */
+function concat(b: Builder, parts: Value[], count: number): Value {
+  if (parts.length === 1) return parts[0]!;
+  const elems = parts.flatMap((p) => b.elements(p));
+  if (elems.length !== count) throw new ConvKernelError(`fragment parts hold ${elems.length} elements, expected ${count}`);
+  return b.vector(elems);
+}

@@ -1,0 +1,82 @@
+/** Test support: a naive fp64 direct convolution and a tolerance check (conv-direct may not depend on @rocke/reference). */
+import { bfloatFromBits, bfloatToBits, halfToBits } from '@rocke/ir';
+import { problemGeometry, type Dtype, type Problem } from '../problem.js';
+
+/** fp16 bits -> value. */
+export function halfFromBits(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+export const fromBits = (dtype: Dtype) => (dtype === 'bf16' ? bfloatFromBits : halfFromBits);
+export const toBits = (dtype: Dtype) => (dtype === 'bf16' ? bfloatToBits : halfToBits);
+
+/** Deterministic values in [-1, 1) as dtype bits (xorshift32). */
+export function randomBits(length: number, dtype: Dtype, seed: number): Uint16Array {
+  let s = seed >>> 0 || 1;
+  const enc = toBits(dtype);
+  const out = new Uint16Array(length);
+  for (let i = 0; i < length; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = enc((s / 2 ** 32) * 2 - 1);
+  }
+  return out;
+}
+
+/** Naive NHWC x KRSC -> NHWK convolution in fp64 (dense or grouped). */
+export function naiveConv(p: Problem, x: Uint16Array, w: Uint16Array): Float64Array {
+  const g = problemGeometry(p);
+  const dec = fromBits(p.dtype);
+  const xv = Float64Array.from(x, dec);
+  const wv = Float64Array.from(w, dec);
+  const y = new Float64Array(p.N * g.Ho * g.Wo * p.K);
+  for (let n = 0; n < p.N; n++)
+    for (let oh = 0; oh < g.Ho; oh++)
+      for (let ow = 0; ow < g.Wo; ow++)
+        for (let k = 0; k < p.K; k++) {
+          const grp = Math.floor(k / g.kpg);
+          let sum = 0;
+          for (let r = 0; r < p.R; r++) {
+            const ih = oh * p.strideH - p.padH + r;
+            if (ih < 0 || ih >= p.H) continue;
+            for (let s = 0; s < p.S; s++) {
+              const iw = ow * p.strideW - p.padW + s;
+              if (iw < 0 || iw >= p.W) continue;
+              const xo = ((n * p.H + ih) * p.W + iw) * p.C + grp * g.cpg;
+              const wo = ((k * p.R + r) * p.S + s) * g.cpg;
+              for (let c = 0; c < g.cpg; c++) sum += xv[xo + c]! * wv[wo + c]!;
+            }
+          }
+          y[((n * g.Ho + oh) * g.Wo + ow) * p.K + k] = sum;
+        }
+  return y;
+}
+
+/** First element whose kernel value is outside the fp32-accumulation tolerance, or null; plus the count. */
+export function mismatches(actual: ArrayLike<number>, expected: Float64Array, dtype: Dtype | 'fp32', reduction: number): { count: number; first: { index: number; actual: number; expected: number } | null } {
+  const bits = dtype === 'bf16' ? 8 : dtype === 'fp16' ? 11 : 24;
+  let rms = 0;
+  for (const v of expected) rms += v * v;
+  rms = Math.sqrt(rms / Math.max(1, expected.length));
+  const rtol = 1.125 * 2 ** (1 - bits);
+  const atol = 2 ** -24 + 8 * 2 ** -24 * Math.sqrt(reduction) * rms;
+  let count = 0;
+  let first: { index: number; actual: number; expected: number } | null = null;
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i]!;
+    const e = expected[i]!;
+    if (!(Math.abs(a - e) <= rtol * Math.abs(e) + atol)) {
+      count++;
+      first ??= { index: i, actual: a, expected: e };
+    }
+  }
+  return { count, first };
+}
