@@ -39,6 +39,7 @@ export { isTargetName, LlvmToolchain, TARGETS, ToolError, type CompiledCode, typ
 export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type PruneDecision, type PruneInput, type Pruner } from './family.js';
 export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
 export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';
+export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './families/split-reduce.js';
 export { runPool } from './pool.js';
 export {
   compileAll,

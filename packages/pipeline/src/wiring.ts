@@ -1,19 +1,21 @@
 import type { CliDeps } from './cli-io.js';
 import { elfPrunePruner } from './elf-prune-pruner.js';
 import { axpyFamily } from './families/axpy.js';
+import { splitReduceFamily } from './families/split-reduce.js';
 import { LlvmToolchain } from './llvm-toolchain.js';
 
 /**
  * The CLI's default seams. This is where the real packages plug in:
- * - `families`: add the conv-direct (`direct_fwd`) and split-reduce (`direct_fwd_helper`) adapters
- *   once their kernel builders are exported, and list them in `defaultFamilyNames`;
+ * - `families`: split-reduce (`direct_fwd_helper`) is wired; add the conv-direct (`direct_fwd`)
+ *   adapter once its kernel builders are exported, and list it in `defaultFamilyNames`;
  * - `bench` / `runConv`: implement with @rocke/hip-runtime + @rocke/reference on the GPU machine.
- * Until then `compile-all` needs `--family axpy`, and `bench` / `run --device gpu` exit 1 saying so.
+ * Until then `bench` and `run --device gpu` exit 1 saying so. `axpy` is the hand-written smoke
+ * family, selectable by name but never part of the default set.
  */
 export function defaultDeps(): CliDeps {
   return {
-    families: () => [axpyFamily()],
-    defaultFamilyNames: [],
+    families: () => [splitReduceFamily(), axpyFamily()],
+    defaultFamilyNames: ['direct_fwd_helper'],
     compiler: () => new LlvmToolchain(),
     pruner: () => elfPrunePruner(),
   };
