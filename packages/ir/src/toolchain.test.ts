@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { printModule } from './printer.js';
 import { gfx942, gfx950, sm_90 } from './targets/index.js';
@@ -23,6 +26,26 @@ describe('toolchain', () => {
   it('reports every place it looked when ROCKE_LLVM_DIR points nowhere useful', () => {
     expect(() => findToolchain({ ROCKE_LLVM_DIR: '/nonexistent/llvm', PATH: '' })).toThrow(ToolchainError);
     expect(() => findToolchain({ ROCKE_LLVM_DIR: '/nonexistent/llvm', PATH: '' })).toThrow(/ROCKE_LLVM_DIR=\/nonexistent\/llvm: llvm-as\/opt\/llc\/ld\.lld\/llvm-objdump not all present/);
+  });
+
+  it('finds llc-22-style suffixed tools on PATH, and skips an install older than 20', () => {
+    const bin = mkdtempSync(join(tmpdir(), 'rocke-ir-path-'));
+    try {
+      for (const [tool, path] of [['llvm-as', tc.llvmAs], ['opt', tc.opt], ['llc', tc.llc], ['ld.lld', tc.ldLld], ['llvm-objdump', tc.objdump]] as const) {
+        symlinkSync(path, join(bin, `${tool}-22`));
+      }
+      const found = findToolchain({ PATH: bin }, { installDirs: [] });
+      expect(found.llc).toBe(join(bin, 'llc-22'));
+      expect(found.major).toBe(tc.major);
+      // An "LLVM 19" llc (a script printing that version) is passed over with the reason recorded.
+      const old = mkdtempSync(join(tmpdir(), 'rocke-ir-old-'));
+      for (const tool of ['llvm-as', 'opt', 'ld.lld', 'llvm-objdump']) symlinkSync(join(bin, `${tool}-22`), join(old, tool));
+      writeFileSync(join(old, 'llc'), '#!/bin/sh\necho "LLVM version 19.1.0"\n', { mode: 0o755 });
+      expect(() => findToolchain({ PATH: '' }, { installDirs: [old] })).toThrow(/LLVM 19\.1\.0 is older than 20/);
+      rmSync(old, { recursive: true, force: true });
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('honours ROCKE_LLVM_DIR given as a prefix', () => {

@@ -86,16 +86,18 @@ function resolveIn(dir: string | undefined, suffix: string, env: NodeJS.ProcessE
 }
 
 /**
- * Finds LLVM: `ROCKE_LLVM_DIR` (a prefix or its bin/) when set, else /usr/lib/llvm-{22,21,20}/bin,
- * else `llc-22`-style suffixed tools on PATH, else unsuffixed tools on PATH. Must be >= 20.
+ * Finds LLVM: `ROCKE_LLVM_DIR` (a prefix or its bin/) when set, else /usr/lib/llvm-{22,21,20}/bin
+ * (`options.installDirs` replaces that list), else `llc-22`-style suffixed tools on PATH, else
+ * unsuffixed tools on PATH. Must be >= 20.
  */
-export function findToolchain(env: NodeJS.ProcessEnv = process.env): Toolchain {
+export function findToolchain(env: NodeJS.ProcessEnv = process.env, options: { installDirs?: readonly string[] } = {}): Toolchain {
   const candidates: { dir: string | undefined; suffix: string; where: string }[] = [];
   if (env.ROCKE_LLVM_DIR) {
     const d = env.ROCKE_LLVM_DIR;
     candidates.push({ dir: existsSync(join(d, 'bin', 'llc')) ? join(d, 'bin') : d, suffix: '', where: `ROCKE_LLVM_DIR=${d}` });
   } else {
-    for (const v of PREFERRED) candidates.push({ dir: `/usr/lib/llvm-${v}/bin`, suffix: '', where: `/usr/lib/llvm-${v}/bin` });
+    const installDirs = options.installDirs ?? PREFERRED.map((v) => `/usr/lib/llvm-${v}/bin`);
+    for (const d of installDirs) candidates.push({ dir: d, suffix: '', where: d });
     for (const v of PREFERRED) candidates.push({ dir: undefined, suffix: `-${v}`, where: `PATH (*-${v})` });
     candidates.push({ dir: undefined, suffix: '', where: 'PATH' });
   }
