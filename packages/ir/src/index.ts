@@ -29,3 +29,4 @@ export {
 } from './goldens.js';
 export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';
 export * from './interp/index.js';
+export { validateModule } from './validate.js';

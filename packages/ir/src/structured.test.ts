@@ -7,6 +7,7 @@ import { Module } from './module.js';
 import { printModule } from './printer.js';
 import { findToolchain, verify } from './toolchain.js';
 import { i32, ptr, voidT } from './types.js';
+import { validateModule } from './validate.js';
 
 /** A random structured program: a tree of arithmetic, loops with carried values and branches. */
 type Stmt =
@@ -63,6 +64,7 @@ describe('structured control flow', () => {
       emit(b, p, [b.arg('n'), constI32(n + 1)]);
       b.ret();
     });
+    expect(validateModule(m)).toEqual([]);
     const text = printModule(m);
     expect(text.match(/\bphi\b/g)?.length ?? 0).toBeGreaterThan(50);
     await verify(text, findToolchain());
