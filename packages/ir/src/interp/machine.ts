@@ -4,7 +4,7 @@
  * arrays; a few leading slots hold the lane's ids so id intrinsics are register copies.
  */
 import { InterpretError } from './errors.js';
-import { LDS_REGION, REGION } from './memory.js';
+import { GUARD, LDS_REGION, REGION } from './memory.js';
 import type { Lds, Region } from './memory.js';
 
 /** A lane's register file: slot-indexed values (numbers, bigints, arrays for vectors/aggregates, resources). */
@@ -49,7 +49,7 @@ export class Machine {
    */
   resolve(p: number, size: number, write: boolean, thread: number): DataView {
     const ri = Math.floor(p / REGION);
-    const off = p - ri * REGION;
+    const off = p - ri * REGION - GUARD;
     if (ri === LDS_REGION) {
       this.lds.check(off, size, thread, write);
       this.off = off;
@@ -76,7 +76,7 @@ export function describeBadAddress(regions: readonly (Region | undefined)[], p: 
   const what = `${write ? 'store' : 'load'} of ${size} bytes at address 0x${p.toString(16)}`;
   if (!Number.isFinite(p)) return `${what}: not a valid address`;
   const ri = Math.floor(p / REGION);
-  const off = p - ri * REGION;
+  const off = p - ri * REGION - GUARD;
   if (ri === 0) return `${what}: null or invalid pointer (no allocation there)`;
   const reg = regions[ri];
   if (!reg) return `${what}: no allocation there`;

@@ -1,7 +1,8 @@
 /**
  * Memory of an interpreted launch. Global pointers (addrspace 0 and 1) are numbers in one flat
  * space split into regions of 2^40 bytes: region 0 holds null, region 1 is the generic window onto
- * the current workgroup's LDS, regions 2.. are the caller's ArrayBuffers. LDS pointers
+ * the current workgroup's LDS, regions 2.. are the caller's ArrayBuffers, each starting 2^39 bytes
+ * into its region. LDS pointers
  * (addrspace 3) are byte offsets into the workgroup's LDS. Values are read and written little
  * endian through per-type codecs built once per type.
  */
@@ -12,8 +13,12 @@ import { HALF_VALUES, bfloatFromBits, bfloatToBits, halfToBits, normI64, wrapI64
 
 /** Bytes per region of the flat global address space. */
 export const REGION = 2 ** 40;
+/** Allocations start this far into their region, so small negative offsets stay inside it and are caught. */
+export const GUARD = 2 ** 39;
 /** Region index of the generic LDS window. */
 export const LDS_REGION = 1;
+/** Flat address of byte 0 of region `index`. */
+export const regionBase = (index: number): number => index * REGION + GUARD;
 
 /** Reads and writes one type at a byte offset of a DataView. */
 export interface Codec {

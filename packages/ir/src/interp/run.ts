@@ -19,7 +19,7 @@ import {
   Machine, S_LANE, S_NTID_X, S_NTID_Y, S_NTID_Z, S_NWG_X, S_NWG_Y, S_NWG_Z, S_THREAD, S_TID_X, S_TID_Y, S_TID_Z, S_WG_X, S_WG_Y, S_WG_Z,
 } from './machine.js';
 import type { Regs } from './machine.js';
-import { Lds, REGION } from './memory.js';
+import { Lds, regionBase } from './memory.js';
 import type { Region } from './memory.js';
 import { wrapI64, wrapSmall } from './numeric.js';
 import { rounder } from './scalar.js';
@@ -110,8 +110,8 @@ function bindArgs(fn: IrFunction, o: InterpretOptions): { regions: (Region | und
   }
   const pointer = (v: ArgValue, label: string): number => {
     if (v === null || v === 0) return 0;
-    if (isView(v)) return regionOf(v.buffer, label).index * REGION + v.byteOffset;
-    if (isBuffer(v)) return regionOf(v, label).index * REGION;
+    if (isView(v)) return regionBase(regionOf(v.buffer, label).index) + v.byteOffset;
+    if (isBuffer(v)) return regionBase(regionOf(v, label).index);
     if (typeof v === 'object' && v !== null && 'buffer' in v) {
       const ref = v;
       let base: { buf: ArrayBufferLike; off: number };
@@ -124,7 +124,7 @@ function bindArgs(fn: IrFunction, o: InterpretOptions): { regions: (Region | und
       else throw new InterpretError(`${label}: buffer must be a name, an ArrayBuffer or a view`);
       const off = ref.byteOffset ?? 0;
       if (!Number.isInteger(off)) throw new InterpretError(`${label}: byteOffset must be an integer, got ${off}`);
-      return regionOf(base.buf, typeof ref.buffer === 'string' ? `buffer "${ref.buffer}"` : label).index * REGION + base.off + off;
+      return regionBase(regionOf(base.buf, typeof ref.buffer === 'string' ? `buffer "${ref.buffer}"` : label).index) + base.off + off;
     }
     throw new InterpretError(`${label} is a pointer: pass a typed array, DataView, ArrayBuffer, {buffer, byteOffset} or null, got ${typeof v}`);
   };

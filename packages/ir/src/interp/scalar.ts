@@ -8,7 +8,7 @@ import type { CastOp, FcmpPred, FloatBinaryOp, IcmpPred, IntBinaryOp } from '../
 import type { FloatKind, Type } from '../types.js';
 import { typeToString } from '../types.js';
 import { InterpretError, fail } from './errors.js';
-import { LDS_REGION, REGION, codecOf } from './memory.js';
+import { LDS_REGION, REGION, codecOf, regionBase } from './memory.js';
 import {
   add64, and64, ashr64, cmpS64, cmpU64, lshr64, maskOf, mul64, or64, roundBfloat, roundHalf, sdiv64, shl64, srem64, sub64,
   toSigned, udiv64, u64Number, urem64, wrapI64, wrapSmall, xor64,
@@ -190,11 +190,12 @@ export function castFn(op: CastOp, from: Type, to: Type): Fn1 {
       if (fs.kind !== 'ptr' || ts.kind !== 'ptr') return bad();
       const generic = (as: number) => as === 0 || as === 1;
       if (generic(fs.addrspace) && generic(ts.addrspace)) return (x) => x;
-      if (fs.addrspace === 3 && generic(ts.addrspace)) return (x) => LDS_REGION * REGION + x;
+      const lds = regionBase(LDS_REGION);
+      if (fs.addrspace === 3 && generic(ts.addrspace)) return (x) => lds + x;
       if (generic(fs.addrspace) && ts.addrspace === 3) {
         return (x: number) => {
-          const off = x - LDS_REGION * REGION;
-          if (off < 0 || off >= REGION) fail(`addrspacecast of 0x${x.toString(16)} to LDS: the pointer does not point into LDS`);
+          const off = x - lds;
+          if (Math.floor(x / REGION) !== LDS_REGION) fail(`addrspacecast of 0x${x.toString(16)} to LDS: the pointer does not point into LDS`);
           return off;
         };
       }
