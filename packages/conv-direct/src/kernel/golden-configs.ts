@@ -1,0 +1,58 @@
+/**
+ * The configs whose emitted IR is pinned by SHA-256 (per LLVM flavor) in goldens.json, after the
+ * upstream byte-identity list (rocke-notes §7) adapted to our targets: every atom, both dtypes,
+ * strides 1 and 2, 1x1 / 3x3 / 5x5 filters, uneven staging passes, swizzle on and off, iglp,
+ * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90.
+ */
+import type { Spec } from '../spec.js';
+
+/** The upstream parity base: t8x32x64 ck32 w2x2 32x32x16 iglp0, gfx950, 3x3 s1 p1 bf16. */
+const base: Spec = {
+  variant: 'dense',
+  target: 'gfx950',
+  dtype: 'bf16',
+  R: 3,
+  S: 3,
+  stride_h: 1,
+  stride_w: 1,
+  pad_h: 1,
+  pad_w: 1,
+  tile_h: 8,
+  tile_w: 32,
+  tile_k: 64,
+  ck: 32,
+  waves_m: 2,
+  waves_n: 2,
+  atom: '32x32x16',
+  lds_pad: 8,
+  double_buffer: false,
+  chiplet_swizzle: true,
+  chiplet_chunk: 64,
+  num_xcds: 8,
+  swizzle_wgm: 8,
+  iglp: 0,
+  waves_per_eu: null,
+  group_merge: 1,
+};
+
+const sm90: Spec = { ...base, target: 'sm_90', atom: 'm16n8k16', chiplet_swizzle: false, num_xcds: 1, iglp: null, double_buffer: true };
+
+/** Golden config names and specs, in a fixed order. */
+export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Spec }[] = [
+  { name: 'gfx950-base-bf16', spec: base },
+  { name: 'gfx950-fp16', spec: { ...base, dtype: 'fp16' } },
+  { name: 'gfx950-double-buffer', spec: { ...base, double_buffer: true } },
+  { name: 'gfx950-no-swizzle', spec: { ...base, chiplet_swizzle: false, swizzle_wgm: 1 } },
+  { name: 'gfx950-no-iglp-we3', spec: { ...base, iglp: null, waves_per_eu: 3 } },
+  { name: 'gfx950-stride2', spec: { ...base, stride_h: 2, stride_w: 2 } },
+  { name: 'gfx950-1x1-p0', spec: { ...base, R: 1, S: 1, pad_h: 0, pad_w: 0 } },
+  { name: 'gfx950-16x16x32-w48-k32', spec: { ...base, atom: '16x16x32', tile_w: 48, tile_k: 32, waves_m: 1 } },
+  { name: 'gfx950-5x5-p2-wgm1', spec: { ...base, R: 5, S: 5, pad_h: 2, pad_w: 2, swizzle_wgm: 1 } },
+  { name: 'gfx950-t16x64-w2x4-ck16-iglp1', spec: { ...base, tile_h: 16, tile_w: 64, tile_k: 64, ck: 16, waves_n: 4, iglp: 1 } },
+  { name: 'gfx942-32x32x8', spec: { ...base, target: 'gfx942', atom: '32x32x8', ck: 16 } },
+  { name: 'gfx942-16x16x16-fp16-uneven', spec: { ...base, target: 'gfx942', atom: '16x16x16', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 } },
+  { name: 'sm90-t8x16x128-ck32-w2x4-db', spec: { ...sm90, tile_w: 16, tile_k: 128, waves_n: 4 } },
+  { name: 'sm90-fp16-stride2-single', spec: { ...sm90, dtype: 'fp16', stride_h: 2, stride_w: 2, double_buffer: false, tile_w: 16, tile_k: 32, waves_m: 1 } },
+  { name: 'sm90-1x1-ck64-db', spec: { ...sm90, R: 1, S: 1, pad_h: 0, pad_w: 0, ck: 64, tile_w: 32 } },
+  { name: 'sm90-5x5-p2-fp16-db', spec: { ...sm90, R: 5, S: 5, pad_h: 2, pad_w: 2, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1 } },
+];

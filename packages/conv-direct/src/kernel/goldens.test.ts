@@ -1,0 +1,84 @@
+/**
+ * IR goldens: SHA-256 of each golden config's emitted text per LLVM flavor, checked against
+ * goldens.json (update with `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/goldens.test.ts`).
+ * Every golden config also compiles with LLVM 22 for its target; where the register heuristic
+ * predicts no spill, the code object must report none.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkGoldens, compile, findToolchain, printModule, type GoldenCase } from '@rocke/ir';
+import { describe, expect, it } from 'vitest';
+import { kernelName } from '../spec.js';
+import { spillReason } from '../spill.js';
+import { validate } from '../validate.js';
+import { buildConvKernel } from './build.js';
+import { GOLDEN_CONFIGS } from './golden-configs.js';
+
+const goldenFile = join(import.meta.dirname, 'goldens.json');
+
+/** AMD code-object metadata fields, read from `llvm-readelf --notes`. */
+function amdNotes(object: Uint8Array): Record<string, number> {
+  const dir = mkdtempSync(join(tmpdir(), 'conv-direct-notes-'));
+  try {
+    const file = join(dir, 'k.hsaco');
+    writeFileSync(file, object);
+    const readelf = findToolchain().llc.replace(/llc(-\d+)?$/, 'llvm-readelf$1');
+    const text = execFileSync(readelf, ['--notes', file], { encoding: 'utf8' });
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^\s*\.(\w+):\s+(\d+)\s*$/gm)) out[m[1]!] = Number(m[2]);
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('golden configs', () => {
+  it('are valid, distinct kernels covering every atom, target, dtype, stride and filter size', () => {
+    const specs = GOLDEN_CONFIGS.map((c) => c.spec);
+    for (const s of specs) expect(validate(s)).toEqual({ ok: true });
+    expect(new Set(specs.map(kernelName)).size).toBe(specs.length);
+    expect(new Set(specs.map((s) => `${s.target}/${s.atom}`))).toEqual(new Set(['gfx950/32x32x16', 'gfx950/16x16x32', 'gfx942/32x32x8', 'gfx942/16x16x16', 'sm_90/m16n8k16']));
+    expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
+    expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
+    expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 5]));
+    expect(new Set(specs.map((s) => s.double_buffer))).toEqual(new Set([true, false]));
+    expect(specs.some((s) => s.waves_per_eu === 3) && specs.some((s) => s.iglp === 1) && specs.some((s) => !s.chiplet_swizzle && s.target !== 'sm_90')).toBe(true);
+  });
+
+  it('emit IR whose SHA-256 matches goldens.json (llvm22)', () => {
+    const cases: GoldenCase[] = GOLDEN_CONFIGS.map((c) => {
+      const k = buildConvKernel(c.spec);
+      return { name: c.name, flavor: k.target.flavor, text: printModule(k.module) };
+    });
+    const report = checkGoldens(cases, goldenFile);
+    expect(report.added.length + report.removed.length + report.changed.length === 0 || report.updated).toBe(true);
+  });
+
+  it('emit the same bytes when built twice', () => {
+    const c = GOLDEN_CONFIGS[12]!;
+    expect(printModule(buildConvKernel(c.spec).module)).toBe(printModule(buildConvKernel(c.spec).module));
+  });
+
+  it.each(GOLDEN_CONFIGS.map((c) => [c.name, c.spec] as const))('%s compiles with LLVM 22, without spills where the heuristic predicts none', async (_, spec) => {
+    const k = buildConvKernel(spec);
+    const r = await compile(printModule(k.module), k.target);
+    const predictedSpill = spillReason(spec);
+    if (r.vendor === 'amd') {
+      const notes = amdNotes(r.object);
+      expect(notes.vgpr_count).toBeGreaterThan(0);
+      if (predictedSpill === null) {
+        expect(notes.vgpr_spill_count).toBe(0);
+        expect(notes.sgpr_spill_count).toBe(0);
+        expect(notes.private_segment_fixed_size).toBe(0);
+      }
+    } else {
+      expect(r.ptx).toContain(`.entry ${k.name}(`);
+      expect(r.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(bf16|f16)\.(bf16|f16)\.f32/);
+      expect(r.ptx).toMatch(/ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/);
+      if (spec.double_buffer) expect(r.ptx).toMatch(/cp\.async\.cg\.shared\.global/);
+      if (r.ptxasLog !== undefined && predictedSpill === null) expect(r.ptxasLog).toMatch(/\b0 bytes spill stores, 0 bytes spill loads/);
+    }
+  });
+});
