@@ -101,11 +101,17 @@ describe.each(['gfx950', 'sm_90'] as const)('%s lowering, interpreted', (target)
     expect(planReduce({ count: 5000, splits: 3, dtype: 'bf16', target, spec: small(target, 'bf16', 8, 4), maxViewBytes: 4096 }).launches).toHaveLength(5);
   });
 
-  it('aligned whole tiles take the vector path: under half the instructions of the all-scalar unaligned path', () => {
+  it('views at offsets not aligned for vectors still fold exactly (through the scalar path)', () => {
+    expectReduces(small(target, 'fp16', 4, 4), 1544, 3, { wsOffsetBytes: 4, yOffsetBytes: 2 });
+    expectReduces(small(target, 'bf16', 8, 2), 1544, 7, { wsOffsetBytes: 32, yOffsetBytes: 8 });
+  });
+
+  it('aligned whole tiles take the vector path: under half the instructions of the scalar path', () => {
     const spec = small(target, 'fp16', 8, 4);
     const vector = expectReduces(spec, 2048, 7).instructions;
-    const scalar = expectReduces(spec, 2047, 7).instructions;
-    expect(vector * 2).toBeLessThan(scalar);
+    expect(vector * 2).toBeLessThan(expectReduces(spec, 2047, 7).instructions); // unaligned slice stride
+    expect(vector * 2).toBeLessThan(expectReduces(spec, 2048, 7, { yOffsetBytes: 8 }).instructions); // y not 16-byte aligned
+    expect(expectReduces(spec, 2048, 7, { wsOffsetBytes: 16, yOffsetBytes: 16 }).instructions).toBe(vector);
   });
 });
 

@@ -8,11 +8,11 @@
  * `ws_bytes` bytes at `ws + s*slice_stride*4`, so 32-bit buffer offsets only ever span one slice
  * of one launch and the whole workspace may exceed 4 GiB.
  *
- * Workgroups whose tile lies wholly inside `count` (and whose slices are 16-byte aligned) take the
- * vector path: 16-byte loads (`vectorWidth` 8 = two per group), `slicesPerStep` slices in flight,
- * vector stores. The last, partial
- * workgroup takes the scalar path: 4-byte loads that read zero past `ws_bytes` and 2-byte stores
- * dropped past `y_bytes` — correct for any count, including count < vectorWidth.
+ * Workgroups whose tile lies wholly inside `count` take the vector path when ws, y and the slice
+ * stride are aligned for it: 16-byte loads (`vectorWidth` 8 = two per group), `slicesPerStep`
+ * slices in flight, vector stores. The last, partial workgroup (and every workgroup of a
+ * misaligned view) takes the scalar path: 4-byte loads that read zero past `ws_bytes` and 2-byte
+ * stores dropped past `y_bytes` — correct for any count, including count < vectorWidth.
  */
 import {
   bfloat, f32, getTarget, half, i16, i32, i64, i8, printModule, ptr, vec,
@@ -110,9 +110,12 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   };
 
   const tileWhole = b.icmp('ule', b.add(tileBase, tile), count, 'tile.whole');
-  // Every slice start is 16-byte aligned only when the stride is a multiple of 4 elements.
-  const strideAligned = b.icmp('eq', b.and(stride, ELEMENTS_PER_LOAD - 1), 0, 'stride.aligned');
-  b.ifThen(b.and(tileWhole, strideAligned), () => {
+  // Vector accesses need 16-byte aligned slice starts (ws view and stride) and vector-aligned y;
+  // views at any other offset stay correct through the scalar path.
+  const lowBits = (p: Value, bytes: number): Value => b.and(b.ptrtoint(p, i64), bytes - 1);
+  const misaligned = b.or(b.or(b.and(stride, ELEMENTS_PER_LOAD - 1), lowBits(ws, 16)), lowBits(b.arg('y'), vw * outBytes));
+  const aligned = b.icmp('eq', misaligned, 0, 'aligned');
+  b.ifThen(b.and(tileWhole, aligned), () => {
     const loadsPerGroup = vw / ELEMENTS_PER_LOAD;
     const offsets = groupStart.flatMap((start) =>
       Array.from({ length: loadsPerGroup }, (_, l) => wsOffset(l === 0 ? start : b.add(start, l * ELEMENTS_PER_LOAD))));

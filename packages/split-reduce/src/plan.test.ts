@@ -41,9 +41,12 @@ describe('planReduce', () => {
     expect(tiny.explain).toContain('slices start at unaligned addresses (count 3 is not a multiple of 4): every workgroup takes the scalar path');
   });
 
-  it('view offsets are added to every launch', () => {
+  it('view offsets are added to every launch; offsets not aligned for vectors are allowed and explained', () => {
     const p = planReduce({ count: 100, splits: 3, dtype: 'fp16', target: 'gfx950', wsOffsetBytes: 4096, yOffsetBytes: 256 });
     expect(p.launches[0]!.kernargs.slice(0, 2)).toEqual([{ buffer: 'ws', offsetBytes: 4096 }, { buffer: 'y', offsetBytes: 256 }]);
+    const odd = planReduce({ count: 100, splits: 3, dtype: 'fp16', target: 'gfx950', vectorWidth: 4, wsOffsetBytes: 4100, yOffsetBytes: 2 });
+    expect(odd.launches[0]!.kernargs.slice(0, 2)).toEqual([{ buffer: 'ws', offsetBytes: 4100 }, { buffer: 'y', offsetBytes: 2 }]);
+    expect(odd.explain).toContain('views are not aligned for vectors (wsOffsetBytes 4100 needs 16, yOffsetBytes 2 needs 8): every workgroup takes the scalar path');
   });
 
   it('a count at the view limit is one launch; one element more is two balanced launches', () => {
@@ -95,7 +98,8 @@ describe('planReduce', () => {
     expect(err({ splits: 2 ** 31 })).toBe('cannot plan split-reduce: splits 2147483648 does not fit the i32 kernarg');
     expect(err({ target: 'sm_80' })).toMatch(/unknown target "sm_80" \(known: gfx950, gfx942, sm_90\)/);
     expect(err({ dtype: 'fp32' })).toMatch(/unknown dtype "fp32"/);
-    expect(err({ wsOffsetBytes: 8 })).toBe('cannot plan split-reduce: wsOffsetBytes 8 is not a multiple of 16 (16-byte vector loads and stores)');
+    expect(err({ wsOffsetBytes: 6 })).toBe('cannot plan split-reduce: wsOffsetBytes 6 is not a multiple of the 4-byte element');
+    expect(err({ yOffsetBytes: 3 })).toBe('cannot plan split-reduce: yOffsetBytes 3 is not a multiple of the 2-byte element');
     expect(err({ yOffsetBytes: -16 })).toBe('cannot plan split-reduce: yOffsetBytes must be a non-negative integer (got -16)');
     expect(err({ maxViewBytes: MAX_VIEW_BYTES + 1 })).toMatch(/maxViewBytes must be an integer in 1\.\.0x7F000000/);
     expect(err({ maxViewBytes: 16 })).toBe('cannot plan split-reduce: maxViewBytes 16 cannot hold 8 fp32 elements');

@@ -24,9 +24,9 @@ export interface ReduceProblem {
   readonly vectorWidth?: VectorWidth;
   /** A full spec instead of the default one; its target and dtype must match. */
   readonly spec?: SplitReduceSpec;
-  /** Byte offset of slice 0 in the ws buffer (a multiple of 16; default 0). */
+  /** Byte offset of slice 0 in the ws buffer (a multiple of 4; default 0). Not a multiple of 16: scalar path. */
   readonly wsOffsetBytes?: number;
-  /** Byte offset of element 0 in the y buffer (a multiple of 16; default 0). */
+  /** Byte offset of element 0 in the y buffer (a multiple of 2; default 0). Not a multiple of 16: scalar path. */
   readonly yOffsetBytes?: number;
   /** Largest byte range of one buffer view (default and maximum 0x7F000000). */
   readonly maxViewBytes?: number;
@@ -65,8 +65,8 @@ export interface ReducePlan {
   readonly explain: readonly string[];
 }
 
-/** Alignment of view offsets: the vector path's 16-byte loads and stores need it. */
-const VIEW_ALIGN_BYTES = 16;
+/** ws view alignment the vector path needs (16-byte loads); y needs vectorWidth elements. */
+const VECTOR_ALIGN_BYTES = 16;
 /** Launch ranges start on multiples of this many elements, keeping every view 16-byte aligned. */
 const LAUNCH_ALIGN_ELEMENTS = 8;
 /** AMD counts a dispatch's work-items in 32 bits; CUDA allows 2^31-1 blocks in x. */
@@ -88,9 +88,9 @@ export function planReduce(p: ReduceProblem): ReducePlan {
   if (p.splits > I32_MAX) fail(`splits ${p.splits} does not fit the i32 kernarg`);
   const wsOffset = p.wsOffsetBytes ?? 0;
   const yOffset = p.yOffsetBytes ?? 0;
-  for (const [name, v] of [['wsOffsetBytes', wsOffset], ['yOffsetBytes', yOffset]] as const) {
+  for (const [name, v, elementBytes] of [['wsOffsetBytes', wsOffset, WS_ELEMENT_BYTES], ['yOffsetBytes', yOffset, DTYPE_BYTES[p.dtype]]] as const) {
     if (!Number.isSafeInteger(v) || v < 0) fail(`${name} must be a non-negative integer (got ${v})`);
-    if (v % VIEW_ALIGN_BYTES !== 0) fail(`${name} ${v} is not a multiple of ${VIEW_ALIGN_BYTES} (16-byte vector loads and stores)`);
+    if (v % elementBytes !== 0) fail(`${name} ${v} is not a multiple of the ${elementBytes}-byte element`);
   }
   const maxView = p.maxViewBytes ?? MAX_VIEW_BYTES;
   if (!Number.isSafeInteger(maxView) || maxView < 1 || maxView > MAX_VIEW_BYTES) {
@@ -149,7 +149,9 @@ export function planReduce(p: ReduceProblem): ReducePlan {
       : `${launches.length} launches of <= ${step} elements: one slice view of all ${p.count} would be ${p.count * WS_ELEMENT_BYTES} bytes, over ${hex(maxView)}`,
     p.count % 4 !== 0
       ? `slices start at unaligned addresses (count ${p.count} is not a multiple of 4): every workgroup takes the scalar path`
-      : p.count % tile !== 0 || launches.some((l) => l.count % tile !== 0)
+      : wsOffset % VECTOR_ALIGN_BYTES !== 0 || yOffset % (spec.vectorWidth * outBytes) !== 0
+        ? `views are not aligned for vectors (wsOffsetBytes ${wsOffset} needs 16, yOffsetBytes ${yOffset} needs ${spec.vectorWidth * outBytes}): every workgroup takes the scalar path`
+        : p.count % tile !== 0 || launches.some((l) => l.count % tile !== 0)
         ? `tail: the last workgroup of a launch whose count is not a multiple of ${tile} takes the scalar path`
         : `no tail: every workgroup takes the vector path`,
   ];
