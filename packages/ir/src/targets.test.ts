@@ -172,6 +172,9 @@ describe('targets', () => {
     const text = printModule(m);
     expect(text).toContain('define ptx_kernel void @k(ptr addrspace(1) %p) #0 {');
     expect(text).toContain('attributes #0 = { "nvvm.maxntid"="128,1,1" "nvvm.minctasm"="2" }');
+    expect(sm_90.kernelAttributes({ workgroupSize: 64, maxRegisters: 128 })).toContainEqual({ key: 'nvvm.maxnreg', value: '128' });
+    expect(() => sm_90.kernelAttributes({ workgroupSize: 64, maxRegisters: 300 })).toThrow(/maxRegisters must be an integer in 16..255/);
+    expect(gfx950.kernelAttributes({ workgroupSize: 64, maxRegisters: 128 }).some((a) => a.key.startsWith('nvvm'))).toBe(false);
     expect(text).toContain('target triple = "nvptx64-nvidia-cuda"');
   });
 

@@ -87,6 +87,16 @@ describe('toolchain', () => {
     await expect(compile('', gfx950, { toolchain: { ...tc, major: 20, version: '20.1.0' } })).rejects.toThrow(/IR flavor llvm22 needs LLVM >= 22, found LLVM 20\.1\.0/);
   });
 
+  it('sm_90 launch bounds reach the PTX (.maxntid, .minnctapersm, .maxnreg)', async () => {
+    const m = sm_90.createModule();
+    const b = sm_90.kernel(m, 'bounded', [{ name: 'p', type: ptr(1) }], { workgroupSize: 128, minBlocksPerSm: 2, maxRegisters: 64 });
+    b.store(b.f32(1), b.arg('p'));
+    b.ret();
+    const r = await compile(printModule(m), sm_90, { toolchain: tc });
+    if (r.vendor !== 'nvidia') throw new Error('expected PTX');
+    expect(r.ptx).toMatch(/\.maxntid 128, 1, 1\s+\.minnctapersm 2\s+\.maxnreg 64/);
+  });
+
   it('disassemble is for AMD code objects only', async () => {
     await expect(disassemble(new Uint8Array(), sm_90, tc)).rejects.toThrow(/sm_90 produces PTX text/);
   });

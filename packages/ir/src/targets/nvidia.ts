@@ -83,6 +83,10 @@ export function sm90Target(): Target {
         if (!Number.isInteger(o.minBlocksPerSm) || o.minBlocksPerSm < 1) throw new TargetError(`sm_90: minBlocksPerSm must be a positive integer, got ${o.minBlocksPerSm}`);
         attrs.push({ key: 'nvvm.minctasm', value: `${o.minBlocksPerSm}` });
       }
+      if (o.maxRegisters !== undefined) {
+        if (!Number.isInteger(o.maxRegisters) || o.maxRegisters < 16 || o.maxRegisters > 255) throw new TargetError(`sm_90: maxRegisters must be an integer in 16..255, got ${o.maxRegisters}`);
+        attrs.push({ key: 'nvvm.maxnreg', value: `${o.maxRegisters}` });
+      }
       attrs.push(...(o.attributes ?? []));
       return attrs;
     },

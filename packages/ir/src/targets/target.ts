@@ -74,6 +74,8 @@ export interface KernelOptions {
   readonly wavesPerEu?: number | readonly [number, number];
   /** NVIDIA `nvvm.minctasm` (min resident blocks per SM); ignored on AMD. */
   readonly minBlocksPerSm?: number;
+  /** NVIDIA `nvvm.maxnreg` (register cap per thread, `.maxnreg`); ignored on AMD. */
+  readonly maxRegisters?: number;
   /** Axes of the workitem/workgroup ids the kernel reads (default: workitem x; workgroup x, y, z). Asking for another is an error. */
   readonly ids?: { readonly workitem?: readonly Axis[]; readonly workgroup?: readonly Axis[] };
   /** More function attributes, appended after the target's. */
