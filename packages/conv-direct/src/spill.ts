@@ -10,7 +10,7 @@ import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
 export interface RegisterEstimate {
   /** f32 accumulators. */
   readonly acc: number;
-  /** Loop-carried loads of the next chunk: X vectors (4 dwords) and W fragments (fragA/2 dwords). */
+  /** Loop-carried loads of the next chunk: X vectors (4 dwords) and W fragments (fragA/2 dwords); 0 with sm_90 cp.async double buffering. */
   readonly prefetch: number;
   /** Activation fragments live across one filter column: ((rows-1)*stride + R) input rows x column blocks. */
   readonly bFrags: number;
@@ -36,7 +36,9 @@ export function registerEstimate(spec: Spec): RegisterEstimate {
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;
   const acc = g.accPerLane;
-  const prefetch = g.xPasses * 4 + g.wPasses * dwordsA;
+  // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers.
+  const asyncCopy = target.vendor === 'nvidia' && spec.double_buffer;
+  const prefetch = asyncCopy ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
   const bFrags = ((g.rowsPerWave - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
   const waves = spec.waves_m * spec.waves_n;
