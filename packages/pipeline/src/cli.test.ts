@@ -35,11 +35,11 @@ describe('rocke CLI: usage and exit codes', () => {
 
   it('rejects bad targets, families, job counts and missing defaults', async () => {
     expect((await run(['compile-all', '--family', 'axpy', '--target', 'gfx90a'])).stderr).toContain("unknown target 'gfx90a' (known: gfx950, gfx942, sm_90)");
-    expect((await run(['compile-all', '--family', 'nope'])).stderr).toContain("unknown family 'nope' (known: direct_fwd_helper, axpy)");
+    expect((await run(['compile-all', '--family', 'nope'])).stderr).toContain("unknown family 'nope' (known: direct_fwd, direct_fwd_helper, axpy)");
     expect((await run(['compile-all', '--family', 'axpy', '--jobs', '0'])).stderr).toContain("--jobs must be a positive integer (got '0')");
     const noDefault = await run(['compile-all'], { defaultFamilyNames: [] });
     expect(noDefault.code).toBe(2);
-    expect(noDefault.stderr).toContain('no default kernel families are wired into this build; choose one with --family (known: direct_fwd_helper, axpy)');
+    expect(noDefault.stderr).toContain('no default kernel families are wired into this build; choose one with --family (known: direct_fwd, direct_fwd_helper, axpy)');
     expect((await run(['compile-all', '--family', 'axpy', '--limit', 'x'])).stderr).toContain("--limit must be a positive integer (got 'x')");
   });
 
@@ -160,11 +160,14 @@ describe('rocke compile-all and cache', () => {
 
   it('compiles the default family set when no --family is given', async () => {
     const { run: run3 } = cliHarness();
-    const r = await run3(['compile-all', '--target', 'sm_90', '--quiet', '--json']);
+    const r = await run3(['compile-all', '--target', 'sm_90', '--limit', '1', '--quiet', '--json']);
     expect(r.code).toBe(0);
     const report = r.json<CompileAllReport & { families: string[] }>();
-    expect(report.families).toEqual(['direct_fwd_helper']);
-    expect(report.compiled).toBeGreaterThan(0);
+    expect(report.families).toEqual(['direct_fwd', 'direct_fwd_helper']);
+    // --limit 1: one candidate per family and target.
+    expect(report.compiled).toBe(2);
+    const ls = (await run3(['cache', 'ls', '--json'])).json<{ entries: { family: string }[] }>();
+    expect(ls.entries.map((e) => e.family).sort()).toEqual(['direct_fwd', 'direct_fwd_helper']);
     expect(report.failed).toEqual([]);
   });
 

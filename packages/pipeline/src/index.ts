@@ -40,6 +40,7 @@ export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type
 export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
 export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';
 export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './families/split-reduce.js';
+export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, type ConvDirectFamilyOptions } from './families/conv-direct.js';
 export { runPool } from './pool.js';
 export {
   compileAll,

@@ -1,21 +1,22 @@
 import type { CliDeps } from './cli-io.js';
 import { elfPrunePruner } from './elf-prune-pruner.js';
 import { axpyFamily } from './families/axpy.js';
+import { convDirectFamily } from './families/conv-direct.js';
 import { splitReduceFamily } from './families/split-reduce.js';
 import { LlvmToolchain } from './llvm-toolchain.js';
 
 /**
  * The CLI's default seams. This is where the real packages plug in:
- * - `families`: split-reduce (`direct_fwd_helper`) is wired; add the conv-direct (`direct_fwd`)
- *   adapter once its kernel builders are exported, and list it in `defaultFamilyNames`;
+ * - `families`: conv-direct (`direct_fwd`, dense and split_c until its grouped builder lands: see
+ *   BUILDABLE_VARIANTS) and split-reduce (`direct_fwd_helper`) are wired and are the default set;
  * - `bench` / `runConv`: implement with @rocke/hip-runtime + @rocke/reference on the GPU machine.
  * Until then `bench` and `run --device gpu` exit 1 saying so. `axpy` is the hand-written smoke
  * family, selectable by name but never part of the default set.
  */
 export function defaultDeps(): CliDeps {
   return {
-    families: () => [splitReduceFamily(), axpyFamily()],
-    defaultFamilyNames: ['direct_fwd_helper'],
+    families: () => [convDirectFamily(), splitReduceFamily(), axpyFamily()],
+    defaultFamilyNames: ['direct_fwd', 'direct_fwd_helper'],
     compiler: () => new LlvmToolchain(),
     pruner: () => elfPrunePruner(),
   };

@@ -1,0 +1,53 @@
+import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
+import { getTarget, printModule } from '@rocke/ir';
+import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
+import type { JsonValue } from '../hash.js';
+import type { TargetName } from '../llvm-toolchain.js';
+
+/** Cache family name of the direct forward-convolution kernels. */
+export const CONV_DIRECT_FAMILY = 'direct_fwd';
+
+/**
+ * Variants conv-direct's `buildConvKernel` can build today. `grouped` joins when its builder
+ * lands (a test fails as soon as conv-direct builds grouped specs, as a reminder to add it here).
+ */
+export const BUILDABLE_VARIANTS: readonly Variant[] = ['dense', 'split_c'];
+
+/** Options of {@link convDirectFamily}. */
+export interface ConvDirectFamilyOptions {
+  dtypes?: readonly Dtype[];
+  variants?: readonly Variant[];
+  /** The specs for one target, dtype and variant; default: conv-direct's AOT grid (`aotCandidates(...).valid`). */
+  grid?: (target: TargetName, dtype: Dtype, variant: Variant) => readonly Spec[];
+}
+
+/**
+ * conv-direct's kernels as a compile-all family (`direct_fwd`): per target every dtype × buildable
+ * variant of the shape-independent AOT grid (runtime shapes: one binary serves many problems).
+ * The spec is the cache identity's spec (it carries `waves_per_eu`, so elf-prune's twin rule
+ * applies); IR is `printModule(buildConvKernel(spec).module)`.
+ */
+export function convDirectFamily(options: ConvDirectFamilyOptions = {}): Family {
+  const dtypes = options.dtypes ?? DTYPES;
+  const variants = options.variants ?? BUILDABLE_VARIANTS;
+  const grid = options.grid ?? ((target, dtype, variant) => aotCandidates(target, dtype, variant).valid);
+  return {
+    name: CONV_DIRECT_FAMILY,
+    targets: TARGET_NAMES,
+    candidates(target: TargetName): KernelCandidate[] {
+      const out: KernelCandidate[] = [];
+      for (const dtype of dtypes) for (const variant of variants) for (const spec of grid(target, dtype, variant)) out.push({ variant: spec.variant, spec: { ...spec } as JsonValue });
+      return out;
+    },
+    build(candidate: KernelCandidate, target: TargetName, flavor: string): BuiltKernel {
+      const parsed = parseSpec(candidate.spec);
+      if (!parsed.ok) throw new TypeError(`not a conv-direct spec: ${parsed.reason}`);
+      const spec = parsed.spec;
+      if (spec.target !== target) throw new TypeError(`spec is for ${spec.target}, not ${target}`);
+      const irFlavor = getTarget(target).flavor;
+      if (irFlavor !== flavor) throw new TypeError(`conv-direct emits ${irFlavor} IR; the compiler expects ${flavor}`);
+      const kernel = buildConvKernel(spec);
+      return { kernelName: kernel.name, ir: printModule(kernel.module) };
+    },
+  };
+}
