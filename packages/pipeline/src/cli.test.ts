@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KernelCache } from './cache.js';
 import type { CompileAllReport } from './compile-all.js';
+import { kernelName, problemCandidates } from '@rocke/conv-direct';
+import { compileAll } from './compile-all.js';
+import type { PlanReport } from './commands/plan-command.js';
 import { axpyFamily } from './families/axpy.js';
+import { convDirectFamily } from './families/conv-direct.js';
+import { LlvmToolchain } from './llvm-toolchain.js';
 import { readNpy, writeNpy } from './npy.js';
 import { bundleForNode } from './testing/bundle.js';
 import { cliHarness } from './testing/cli-harness.js';
@@ -98,6 +103,33 @@ describe('rocke plan', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('kernel no_such_kernel is not a valid dense candidate');
     expect((await run(['plan', ...SMALL, '--variant', 'sparse'])).stderr).toContain("unknown variant 'sparse'");
+  });
+});
+
+describe('rocke plan with a compiled cache', () => {
+  const { run, cacheDir } = cliHarness();
+
+  it('chooses the first valid kernel compiled in the cache, skipping pruned ones', async () => {
+    const problem = { N: 1, C: 512, H: 7, W: 7, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' as const };
+    const valid = problemCandidates(problem, 'sm_90', { variant: 'dense' }).valid;
+    const picks = [valid[2]!, valid[4]!];
+    const cache = new KernelCache(cacheDir);
+    const family = convDirectFamily({ dtypes: ['bf16'], variants: ['dense'], grid: () => picks });
+    const compiled = await compileAll({ cache, families: [family], compiler: new LlvmToolchain(), targets: ['sm_90'], jobs: 2 });
+    expect(compiled.compiled).toBe(2);
+    const plan = (await run(['plan', ...SMALL, '--target', 'sm_90', '--json'])).json<PlanReport>();
+    expect(plan.cachedKernels).toEqual(picks.map((p) => kernelName(p)));
+    expect(plan.chosen?.kernelName).toBe(kernelName(picks[0]!));
+    expect(plan.chosen?.rule).toMatch(/^first valid candidate compiled in the cache/);
+    const entry = cache.listEntries().entries.find((e) => e.kernelName === kernelName(picks[0]!))!;
+    cache.putEntry({ ...entry, pruned: { reason: 'spills', detail: 'test' } });
+    const after = (await run(['plan', ...SMALL, '--target', 'sm_90', '--json'])).json<PlanReport>();
+    expect(after.prunedKernels).toEqual({ [kernelName(picks[0]!)]: 'spills' });
+    expect(after.chosen?.kernelName).toBe(kernelName(picks[1]!));
+    // Another target's cache is empty: back to the first valid candidate.
+    const gfx = (await run(['plan', ...SMALL, '--target', 'gfx950', '--json'])).json<PlanReport>();
+    expect(gfx.cachedKernels).toEqual([]);
+    expect(gfx.chosen?.kernelName).toBe(gfx.validKernels[0]);
   });
 });
 
