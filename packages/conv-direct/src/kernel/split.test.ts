@@ -1,0 +1,66 @@
+/**
+ * split_c numerics: each split reduces C/splits channels into its own fp32 slice of
+ * ws[splits, N, Ho, Wo, K]; the slices summed in split order equal the full convolution.
+ */
+import { describe, expect, it } from 'vitest';
+import { problemGeometry, type Problem } from '../problem.js';
+import type { Spec } from '../spec.js';
+import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
+import { buildConvKernel } from './build.js';
+import { interpretConv } from './cpu-run.js';
+import { mismatches, naiveConv, randomBits } from './test-oracle.js';
+
+/** The problem restricted to channels [c0, c0 + cs) of x and w. */
+function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs: number) {
+  const xs = new Uint16Array((x.length / p.C) * cs);
+  for (let i = 0; i < x.length / p.C; i++) xs.set(x.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
+  const ws = new Uint16Array((w.length / p.C) * cs);
+  for (let i = 0; i < w.length / p.C; i++) ws.set(w.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
+  return { p: { ...p, C: cs }, x: xs, w: ws };
+}
+
+const cases: [string, Spec, Problem, number[]][] = [
+  ['gfx950', gfx950Spec({ variant: 'split_c', ck: 16, waves_m: 1, waves_n: 4 }), problem3x3({ N: 1, H: 6, W: 20, C: 64, K: 96 }), [1, 2, 4]],
+  ['sm_90', sm90Spec({ variant: 'split_c', tile_h: 4, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem3x3({ N: 2, H: 5, W: 18, C: 64, K: 64, dtype: 'bf16' }), [2, 4]],
+];
+
+describe('split_c kernel numerics', () => {
+  it.each(cases.map((c) => [`${c[0]} splits ${c[3].join('/')}`, c] as const))('%s: every fp32 slice equals the conv of its channel range, and the slices sum to the conv', (_, [, spec, p, splitCounts]) => {
+    const g = problemGeometry(p);
+    const x = randomBits(g.xBytes / 2, p.dtype, 3);
+    const w = randomBits(g.wBytes / 2, p.dtype, 4);
+    const kernel = buildConvKernel(spec);
+    const full = naiveConv(p, x, w);
+    for (const splits of splitCounts) {
+      const run = interpretConv(kernel, p, x, w, { splits });
+      expect(run.plan.splits).toBe(splits);
+      const ws = run.ws!;
+      const slice = full.length;
+      expect(ws.length).toBe(splits * slice);
+      const sum = new Float64Array(slice);
+      const cs = p.C / splits;
+      for (let s = 0; s < splits; s++) {
+        const part = ws.subarray(s * slice, (s + 1) * slice);
+        const sub = channelSlice(p, x, w, s * cs, cs);
+        expect(mismatches(part, naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * cs)).toEqual({ count: 0, first: null });
+        for (let i = 0; i < slice; i++) sum[i]! += part[i]!;
+      }
+      expect(mismatches(sum, full, 'fp32', 9 * p.C)).toEqual({ count: 0, first: null });
+      // y is not touched by split_c (the reduce writes it).
+      expect(run.y.every((v) => v === 0x7f7f)).toBe(true);
+    }
+  });
+
+  it('splits = C/ck (one chunk per split) gives bit-identical workspaces on repeated runs', () => {
+    const [, spec, p] = cases[0]!;
+    const g = problemGeometry(p);
+    const x = randomBits(g.xBytes / 2, p.dtype, 8);
+    const w = randomBits(g.wBytes / 2, p.dtype, 9);
+    const kernel = buildConvKernel(spec);
+    const a = interpretConv(kernel, p, x, w, { splits: p.C / spec.ck }).ws!;
+    const b = interpretConv(kernel, p, x, w, { splits: p.C / spec.ck }).ws!;
+    expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true);
+    const sub = channelSlice(p, x, w, 0, spec.ck);
+    expect(mismatches(a.subarray(0, a.length / (p.C / spec.ck)), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * spec.ck).count).toBe(0);
+  });
+});
