@@ -30,3 +30,5 @@ export {
 export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';
 export * from './interp/index.js';
 export { validateModule } from './validate.js';
+export { kernargLayout } from './kernarg.js';
+export type { KernargLayout, KernargSlot } from './kernarg.js';

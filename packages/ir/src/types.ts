@@ -119,11 +119,11 @@ export function floatBits(name: FloatKind): number {
 }
 
 /**
- * Size in bytes where AMDGPU and NVPTX agree (integers, floats, packed vectors, arrays, structs
- * with natural alignment, 64-bit generic/global/constant pointers). Used for byte math and default
- * alignments; LLVM does the authoritative layout.
+ * Bytes a load or store of `t` touches (LLVM's store size): `<3 x i32>` is 12. Where AMDGPU and
+ * NVPTX agree (integers, floats, packed vectors, arrays, structs, 64-bit generic/global/constant
+ * pointers); LDS/private pointer widths differ between them and are refused.
  */
-export function sizeOf(t: Type): number {
+export function storeSizeOf(t: Type): number {
   switch (t.kind) {
     case 'int':
       return Math.ceil(t.bits / 8);
@@ -137,7 +137,22 @@ export function sizeOf(t: Type): number {
       return bytes;
     }
     case 'vector':
-      return sizeOf(t.elem) * t.count;
+      return t.elem.kind === 'int' ? Math.ceil((t.elem.bits * t.count) / 8) : storeSizeOf(t.elem) * t.count;
+    case 'array':
+    case 'struct':
+      return sizeOf(t);
+    case 'void':
+    case 'label':
+      throw new TypeError(`${t.kind} has no size`);
+  }
+}
+
+/**
+ * Allocation size in bytes (LLVM's alloc size: the store size rounded up to the alignment), which
+ * is the array/GEP stride and the kernel-argument slot size: `<3 x i32>` is 16.
+ */
+export function sizeOf(t: Type): number {
+  switch (t.kind) {
     case 'array':
       return sizeOf(t.elem) * t.count;
     case 'struct': {
@@ -150,26 +165,26 @@ export function sizeOf(t: Type): number {
       }
       return Math.ceil(off / maxAlign) * maxAlign;
     }
-    case 'void':
-    case 'label':
-      throw new TypeError(`${t.kind} has no size`);
+    default: {
+      const a = alignOf(t);
+      return Math.ceil(storeSizeOf(t) / a) * a;
+    }
   }
 }
 
-/** ABI alignment in bytes (natural; vectors align to their size rounded up to a power of two). */
+/** ABI alignment in bytes: natural, i.e. the store size rounded up to a power of two for scalars and vectors. */
 export function alignOf(t: Type): number {
   switch (t.kind) {
-    case 'vector': {
-      const s = sizeOf(t);
-      let p = 1;
-      while (p < s) p *= 2;
-      return p;
-    }
     case 'array':
       return alignOf(t.elem);
     case 'struct':
       return t.fields.reduce((m, f) => Math.max(m, alignOf(f)), 1);
-    default:
-      return sizeOf(t);
+    default: {
+      // Scalars and vectors align to their store size rounded up to a power of two (<3 x i32>: 16).
+      const s = storeSizeOf(t);
+      let p = 1;
+      while (p < s) p *= 2;
+      return p;
+    }
   }
 }

@@ -4,7 +4,7 @@ import { constInt } from '../constants.js';
 import type { FnAttribute, Value } from '../ir.js';
 import { mangleType } from '../intrinsics.js';
 import { Module } from '../module.js';
-import { i16, i32, i64, ptr, scalarOf, sizeOf, typeToString, voidT } from '../types.js';
+import { i16, i32, i64, ptr, scalarOf, storeSizeOf, typeToString, voidT } from '../types.js';
 import type { Type } from '../types.js';
 import { mfmaAtom } from './atoms.js';
 import type { Axis, GlobalBuffer, KernelOptions, KernelParam, MmaAtom, Target } from './target.js';
@@ -31,7 +31,7 @@ const bufferAccessSizes = new Set([1, 2, 4, 8, 12, 16]);
 
 function checkBufferType(target: string, t: Type): void {
   const s = scalarOf(t);
-  if ((s.kind !== 'int' && s.kind !== 'float') || !bufferAccessSizes.has(sizeOf(t))) {
+  if ((s.kind !== 'int' && s.kind !== 'float') || !bufferAccessSizes.has(storeSizeOf(t))) {
     throw new TargetError(`${target}: buffer access of ${typeToString(t)} is not supported (use 1, 2, 4, 8, 12 or 16 bytes of ints/floats)`);
   }
 }

@@ -3,7 +3,7 @@ import { Builder } from '../builder.js';
 import { zero } from '../constants.js';
 import type { FnAttribute, Value } from '../ir.js';
 import { Module } from '../module.js';
-import { i32, i64, i8, sizeOf, struct, typeToString, voidT } from '../types.js';
+import { i32, i64, i8, storeSizeOf, struct, typeToString, voidT } from '../types.js';
 import { mmaSyncAtom } from './atoms.js';
 import type { AsyncCopy, Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
 import { TargetError, atomKey, checkKernelOptions, findAtom } from './target.js';
@@ -112,14 +112,14 @@ export function sm90Target(): Target {
     },
 
     globalLoad(b, buf, byteOffset, type, o = {}): Value {
-      const { addr, inRange } = access(b, buf, byteOffset, sizeOf(type));
+      const { addr, inRange } = access(b, buf, byteOffset, storeSizeOf(type));
       // A guarded load (ptxas predicates it): an out-of-range address is never dereferenced.
       const [v] = b.ifThenElse(inRange, () => [b.load(type, addr, { align: o.align })], () => [zero(type)], o.name ?? 'gload');
       return v!;
     },
 
     globalStore(b, buf, byteOffset, value, o = {}): void {
-      const { addr, inRange } = access(b, buf, byteOffset, sizeOf(value.type));
+      const { addr, inRange } = access(b, buf, byteOffset, storeSizeOf(value.type));
       b.ifThen(inRange, () => b.store(value, addr, { align: o.align }), 'gstore');
     },
 

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { kernargLayout } from './kernarg.js';
+import { printModule } from './printer.js';
+import { gfx950 } from './targets/index.js';
+import { findToolchain } from './toolchain.js';
+import { bfloat, f32, f64, half, i1, i16, i32, i64, i8, ptr, sizeOf, storeSizeOf, vec } from './types.js';
+import type { Type } from './types.js';
+
+const pool: Type[] = [i1, i8, i16, i32, i64, half, bfloat, f32, f64, ptr(1), ptr(4), vec(2, half), vec(4, i32), vec(3, i32), vec(3, f32), vec(2, i64), vec(8, bfloat), vec(4, i8)];
+
+describe('kernargLayout', () => {
+  it('places arguments at natural alignment (isa-facts §3.6 examples)', () => {
+    const l = kernargLayout([{ name: 'a', type: i32 }, { name: 'b', type: i8 }, { name: 'c', type: i64 }, { name: 'd', type: i16 }, { name: 'e', type: ptr(1) }]);
+    expect(l.slots.map((s) => s.offset)).toEqual([0, 4, 8, 16, 24]);
+    expect(l.size).toBe(32);
+    const odd = kernargLayout([{ name: 'a', type: i32 }, { name: 'b', type: i8 }]);
+    expect([odd.end, odd.size]).toEqual([5, 8]);
+    const v = kernargLayout([{ name: 'a', type: ptr(1) }, { name: 'b', type: i32 }, { name: 'c', type: half }, { name: 'd', type: vec(4, i32) }, { name: 'e', type: ptr(1) }]);
+    expect(v.slots.map((s) => s.offset)).toEqual([0, 8, 12, 16, 32]);
+    expect(v.align).toBe(16);
+    expect(storeSizeOf(vec(3, i32))).toBe(12);
+    expect(sizeOf(vec(3, i32))).toBe(16);
+  });
+
+  it('matches the offsets and sizes llc writes into gfx950 code-object metadata for random parameter lists', () => {
+    const lists = fc.sample(fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 9 }), { numRuns: 25, seed: 3 });
+    const m = gfx950.createModule();
+    for (const [n, types] of lists.entries()) {
+      const b = gfx950.kernel(m, `k${n}`, types.map((type, j) => ({ name: `a${j}`, type })), { workgroupSize: 64 });
+      b.ret();
+    }
+    const tc = findToolchain();
+    const dir = mkdtempSync(join(tmpdir(), 'rocke-ir-kernarg-'));
+    try {
+      const obj = join(dir, 'k.o');
+      execFileSync(tc.llc, ['-mcpu=gfx950', '-filetype=obj', '-', '-o', obj], { input: printModule(m) });
+      const readelf = tc.objdump.replace(/llvm-objdump([^/]*)$/, 'llvm-readelf$1');
+      const notes = execFileSync(readelf, ['--notes', obj], { encoding: 'utf8' });
+      // Per kernel: the .args list (offset/size pairs) and .kernarg_segment_size, in metadata order.
+      const kernels = notes.split(/\n  - \.agpr_count:/).slice(1);
+      expect(kernels).toHaveLength(lists.length);
+      for (const text of kernels) {
+        const name = /\.name:\s+(k\d+)\n/.exec(text.slice(text.lastIndexOf('.name:') - 1))?.[1];
+        const types = lists[Number(name!.slice(1))]!;
+        const want = kernargLayout(types.map((type, j) => ({ name: `a${j}`, type })));
+        const offsets = [...text.matchAll(/\.offset:\s+(\d+)/g)].map((x) => Number(x[1]));
+        const sizes = [...text.matchAll(/\.size:\s+(\d+)/g)].map((x) => Number(x[1]));
+        expect({ name, offsets, sizes }).toEqual({ name, offsets: want.slots.map((s) => s.offset), sizes: want.slots.map((s) => s.size) });
+        expect(Number(/\.kernarg_segment_size:\s+(\d+)/.exec(text)![1])).toBe(want.size);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects parameters without a size', () => {
+    expect(() => kernargLayout([{ name: 'x', type: ptr(3) }])).toThrow(/size of ptr addrspace\(3\) depends on the target/);
+  });
+});
