@@ -130,7 +130,7 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
     b.ret();
   }, 'vector');
 
-  // Partial tile (or unaligned slices): one element at a time, the buffer ranges doing the bounds checks.
+  // Partial tile or misaligned views: one element at a time, the buffer ranges doing the bounds checks.
   const elements = groupStart.flatMap((start) => Array.from({ length: vw }, (_, j) => (j === 0 ? start : b.add(start, j))));
   const sums = fold(elements.map(wsOffset), f32, 4, 1);
   elements.forEach((e, n) => {
