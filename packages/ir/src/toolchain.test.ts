@@ -8,7 +8,7 @@ import { gfx942, gfx950, sm_90 } from './targets/index.js';
 import type { Target } from './targets/target.js';
 import { axpyKernel, ldsReverseKernel, mmaKernel } from './test-kernels.js';
 import { ToolError, ToolchainError, compile, disassemble, findToolchain, verify } from './toolchain.js';
-import { array, i8, ptr } from './types.js';
+import { array, f32, i8, ptr } from './types.js';
 
 const tc = findToolchain();
 const targets: Target[] = [gfx950, gfx942, sm_90];
@@ -95,6 +95,23 @@ describe('toolchain', () => {
     const r = await compile(printModule(m), sm_90, { toolchain: tc });
     if (r.vendor !== 'nvidia') throw new Error('expected PTX');
     expect(r.ptx).toMatch(/\.maxntid 128, 1, 1\s+\.minnctapersm 2\s+\.maxnreg 64/);
+  });
+
+  it.each(targets.map((t) => [t.name, t] as const))('%s: dynamic LDS (external [0 x i8]) compiles', async (_, t) => {
+    const m = t.createModule();
+    const dyn = m.addGlobal({ name: 'dyn', valueType: array(0, i8), addrspace: 3, linkage: 'external' });
+    const b = t.kernel(m, 'dynlds', [{ name: 'p', type: ptr(1) }], { workgroupSize: 64 });
+    const tid = t.workitemId(b, 'x');
+    const slot = b.gep(f32, dyn, [tid]);
+    b.store(b.sitofp(tid, f32), slot, { align: 4 });
+    t.barrier(b);
+    const out = t.globalBuffer(b, b.arg('p'), b.i32(256));
+    t.globalStore(b, out, b.shl(tid, 2), b.load(f32, b.gep(f32, dyn, [b.xor(tid, 1)]), { align: 4 }));
+    b.ret();
+    expect(m.staticLdsBytes()).toBe(0);
+    const r = await compile(printModule(m), t, { toolchain: tc });
+    if (r.vendor === 'nvidia') expect(r.ptx).toContain('.extern .shared .align 16 .b8 dyn[];');
+    else expect(instructions(await disassemble(r.object, t, tc)).some((l) => l.startsWith('ds_read_b32'))).toBe(true);
   });
 
   it('disassemble is for AMD code objects only', async () => {
