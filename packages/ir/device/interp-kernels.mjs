@@ -1,0 +1,151 @@
+// Small sm_90 kernels run both natively and through the @rocke/ir interpreter
+// (interp-vs-native.mjs). Built from the package's public API only; `ir` is the imported package
+// namespace (dist), so the generator here and the device script build byte-identical modules.
+import { buildConvKernel, convLaunch } from '../bench/conv-kernel.mjs';
+
+/** Deterministic inputs: a 32-bit xorshift stream. */
+export function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 4294967296;
+  };
+}
+
+const WG = 256;
+
+/** y = a*x + 0.25, half(a*x), bfloat(x), (bits(x) >> 3) ^ i over n floats, with a guarded tail. */
+function elementwise(ir, t) {
+  const { f32, half, bfloat, i32, ptr } = ir;
+  const m = t.createModule();
+  const params = ['x', 'yf', 'yh', 'yb', 'yi'].map((name) => ({ name, type: ptr(1) }));
+  const b = t.kernel(m, 'ew', [...params, { name: 'a', type: f32 }, { name: 'n', type: i32 }], { workgroupSize: WG });
+  const n = b.arg('n');
+  const buf = (name, bytes) => t.globalBuffer(b, b.arg(name), b.mul(n, bytes));
+  const x = buf('x', 4);
+  const gid = b.add(b.mul(t.workgroupId(b, 'x'), WG), t.workitemId(b, 'x'));
+  const v = t.globalLoad(b, x, b.shl(gid, 2), f32);
+  const ax = b.fmul(v, b.arg('a'));
+  t.globalStore(b, buf('yf', 4), b.shl(gid, 2), b.fadd(ax, 0.25));
+  t.globalStore(b, buf('yh', 2), b.shl(gid, 1), b.fptrunc(ax, half));
+  t.globalStore(b, buf('yb', 2), b.shl(gid, 1), b.fptrunc(v, bfloat));
+  t.globalStore(b, buf('yi', 4), b.shl(gid, 2), b.xor(b.ashr(b.bitcast(v, i32), 3), gid));
+  b.ret();
+  return m;
+}
+
+/** Each block mirrors its 256 floats through shared memory, then mixes neighbours after a barrier. */
+function ldsMirror(ir, t) {
+  const { array, f32, i32, ptr } = ir;
+  const m = t.createModule();
+  const tile = m.addGlobal({ name: 'tile', valueType: array(WG, f32), addrspace: 3, align: 16 });
+  const b = t.kernel(m, 'lds_mirror', [{ name: 'x', type: ptr(1) }, { name: 'y', type: ptr(1) }, { name: 'n', type: i32 }], { workgroupSize: WG });
+  const bytes = b.mul(b.arg('n'), 4);
+  const x = t.globalBuffer(b, b.arg('x'), bytes);
+  const y = t.globalBuffer(b, b.arg('y'), bytes);
+  const tid = t.workitemId(b, 'x');
+  const base = b.mul(t.workgroupId(b, 'x'), WG);
+  b.store(t.globalLoad(b, x, b.shl(b.add(base, tid), 2), f32), b.gep(f32, tile, [tid]), { align: 4 });
+  t.barrier(b);
+  const mirrored = b.load(f32, b.gep(f32, tile, [b.sub(WG - 1, tid)]), { align: 4 });
+  const next = b.load(f32, b.gep(f32, tile, [b.and(b.add(tid, 1), WG - 1)]), { align: 4 });
+  t.barrier(b);
+  b.store(b.fsub(mirrored, next), b.gep(f32, tile, [tid]), { align: 4 });
+  t.barrier(b);
+  const r = b.fadd(b.load(f32, b.gep(f32, tile, [b.xor(tid, 1)]), { align: 4 }), mirrored);
+  t.globalStore(b, y, b.shl(b.add(base, tid), 2), r);
+  b.ret();
+  return m;
+}
+
+/** One warp: D = A·B + C for the 16x8x16 bf16 atom, fragments gathered from global through the atom's layout. */
+function mma(ir, t) {
+  const { f32, ptr } = ir;
+  const atom = t.atom('16x8x16.bf16');
+  const m = t.createModule();
+  const b = t.kernel(m, 'mma', ['a', 'b', 'c', 'd'].map((name) => ({ name, type: ptr(1) })), { workgroupSize: 32 });
+  const lane = t.laneId(b);
+  const buf = (name, bytes) => t.globalBuffer(b, b.arg(name), b.i32(bytes));
+  const [A, B, C, D] = [buf('a', 512), buf('b', 256), buf('c', 512), buf('d', 512)];
+  const gather = (count, at, ld, g, type, size) =>
+    b.vector(Array.from({ length: count }, (_, i) => {
+      const { row, col } = at(i);
+      return t.globalLoad(b, g, b.mul(b.add(b.mul(row, ld), col), size), type);
+    }));
+  const av = gather(8, (i) => atom.aAt(b, lane, i), 16, A, atom.aType.elem, 2);
+  const bv = gather(4, (i) => atom.bAt(b, lane, i), 8, B, atom.bType.elem, 2);
+  const cv = gather(4, (i) => atom.cAt(b, lane, i), 8, C, f32, 4);
+  b.elements(atom.emit(b, av, bv, cv)).forEach((v, i) => {
+    const { row, col } = atom.cAt(b, lane, i);
+    t.globalStore(b, D, b.mul(b.add(b.mul(row, 8), col), 4), v);
+  });
+  b.ret();
+  return m;
+}
+
+const f32Bits = (x) => new Uint32Array(Float32Array.of(x).buffer)[0];
+const bf16 = (x) => f32Bits(x) >>> 16; // exact for the small integers used below
+
+/**
+ * The kernels with their launches. `inputs()` returns the arguments in order: typed arrays are
+ * buffers (uploaded / passed to the interpreter), numbers are scalars; `outputs` lists which
+ * buffer arguments to compare.
+ */
+export function interpKernels(ir) {
+  const t = ir.sm_90;
+  const conv = { N: 1, H: 16, W: 16, C: 64, K: 64 };
+  return [
+    {
+      name: 'ew', module: elementwise(ir, t), grid: [4, 1, 1], block: [WG, 1, 1], outputs: [1, 2, 3, 4],
+      signature: [...['x', 'yf', 'yh', 'yb', 'yi'].map((name) => ({ name, type: 'ptr' })), { name: 'a', type: 'f32' }, { name: 'n', type: 'i32' }],
+      inputs() {
+        const n = 1000; // not a multiple of the block: the tail is guarded
+        const r = rng(7);
+        // Wide magnitudes: subnormal and overflowing halves, bf16 ties, negative zeros.
+        const x = Float32Array.from({ length: n }, (_, i) => (i % 97 === 0 ? -0 : (r() - 0.5) * 2 ** Math.floor(r() * 48 - 30)));
+        return [x, new Float32Array(n + 8), new Uint16Array(n + 8), new Uint16Array(n + 8), new Int32Array(n + 8), 1.1, n];
+      },
+    },
+    {
+      name: 'lds_mirror', module: ldsMirror(ir, t), grid: [3, 1, 1], block: [WG, 1, 1], outputs: [1],
+      signature: [{ name: 'x', type: 'ptr' }, { name: 'y', type: 'ptr' }, { name: 'n', type: 'i32' }],
+      inputs() {
+        const r = rng(11);
+        const n = 3 * WG;
+        return [Float32Array.from({ length: n }, () => r() * 100 - 50), new Float32Array(n), n];
+      },
+    },
+    {
+      name: 'mma', module: mma(ir, t), grid: [1, 1, 1], block: [32, 1, 1], outputs: [3],
+      signature: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'ptr' })),
+      inputs() {
+        const r = rng(3);
+        const int = (k) => Math.floor(r() * (2 * k + 1)) - k;
+        return [
+          Uint16Array.from({ length: 256 }, () => bf16(int(8))), Uint16Array.from({ length: 128 }, () => bf16(int(8))),
+          Float32Array.from({ length: 128 }, () => int(100)), new Float32Array(128),
+        ];
+      },
+    },
+    {
+      name: 'conv3x3', module: buildConvKernel(t, '16x8x16.bf16'), ...(() => {
+        const { grid, block } = convLaunch(t, conv);
+        return { grid, block };
+      })(), outputs: [2],
+      signature: [...['x', 'w', 'y'].map((name) => ({ name, type: 'ptr' })), ...['N', 'H', 'W', 'C', 'K'].map((name) => ({ name, type: 'i32' }))],
+      inputs() {
+        const r = rng(5);
+        const int = () => Math.floor(r() * 5) - 2;
+        return [
+          Uint16Array.from({ length: conv.N * conv.H * conv.W * conv.C }, () => bf16(int())),
+          Uint16Array.from({ length: conv.K * 9 * conv.C }, () => bf16(int())),
+          new Float32Array(conv.N * conv.H * conv.W * conv.K), conv.N, conv.H, conv.W, conv.C, conv.K,
+        ];
+      },
+    },
+  ];
+}
