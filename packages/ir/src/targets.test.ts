@@ -207,6 +207,18 @@ describe('targets', () => {
     expect(text).toContain('call <4 x float> @llvm.amdgcn.raw.ptr.buffer.load.v4f32(ptr addrspace(8) %rsrc, i32 16, i32 0, i32 0)');
     expect(text).toContain('call void @llvm.amdgcn.raw.ptr.buffer.store.v4f32(<4 x float> %1, ptr addrspace(8) %rsrc, i32 32, i32 0, i32 0)');
 
+    // An i64 size is clamped to the 32-bit range the descriptor holds; constants fold.
+    const c = gfx942.createModule();
+    const cb = gfx942.kernel(c, 'k', [{ name: 'p', type: ptr(1) }, { name: 'n', type: i64 }], { workgroupSize: 64 });
+    gfx942.globalBuffer(cb, cb.arg('p'), cb.arg('n'));
+    expect(gfx942.globalBuffer(cb, cb.arg('p'), cb.i64(2n ** 32n + 16n)).numBytes).toEqual(cb.i64(0xffffffff));
+    expect(gfx942.globalBuffer(cb, cb.arg('p'), cb.i64(4096)).numBytes).toEqual(cb.i64(4096));
+    cb.ret();
+    const ctext = printModule(c);
+    expect(ctext).toContain('%0 = icmp ult i64 %n, 4294967295');
+    expect(ctext).toContain('%num.records = select i1 %0, i64 %n, i64 4294967295');
+    expect(ctext).toContain('i64 %num.records, i32 159744)');
+
     const n = sm_90.createModule();
     const nb = sm_90.kernel(n, 'k', [{ name: 'p', type: ptr(1) }, { name: 'n', type: i64 }], { workgroupSize: 64 });
     const nbuf = sm_90.globalBuffer(nb, nb.arg('p'), nb.arg('n'));

@@ -120,7 +120,9 @@ export function amdTarget(spec: AmdTargetSpec): Target {
     globalBuffer(b: Builder, base: Value, numBytes: Value): GlobalBuffer {
       if (base.type.kind !== 'ptr' || base.type.addrspace !== 1) throw new TargetError(`${t.name}: global buffer base must be ptr addrspace(1), got ${typeToString(base.type)}`);
       if (numBytes.type.kind !== 'int' || (numBytes.type.bits !== 32 && numBytes.type.bits !== 64)) throw new TargetError(`${t.name}: buffer size must be i32 or i64, got ${typeToString(numBytes.type)}`);
-      const n64 = numBytes.type.bits === 64 ? numBytes : b.zext(numBytes, i64);
+      // CDNA descriptors keep the low 32 bits of num_records: clamp an i64 size so a range past 4 GiB
+      // stays "everything a 32-bit offset reaches" instead of wrapping to a tiny one.
+      const n64 = numBytes.type.bits === 64 ? b.umin(numBytes, 0xffffffff, 'num.records') : b.zext(numBytes, i64);
       // LLVM 22 takes num_records as i64 (the i32 form no longer verifies).
       const rsrc = b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [base, constInt(i16, 0), n64, CDNA_BUFFER_FLAGS], { name: 'rsrc' });
       return { vendor: 'amd', handle: rsrc, numBytes: n64 };
