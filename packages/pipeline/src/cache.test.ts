@@ -22,6 +22,7 @@ function addEntry(cache: KernelCache, identity: KernelIdentity, ir: string, code
     ir: cache.putBlob(ir),
     code: { ...cache.putBlob(Buffer.from(code)), kind: 'hsaco' },
     toolchain: 'tc',
+    emitter: '',
     facts: null,
     pruned: null,
     ...extra,

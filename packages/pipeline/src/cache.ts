@@ -41,6 +41,8 @@ export interface CacheEntry {
   code: BlobRef & { kind: CodeKind };
   /** Versions of the tools that produced the code; a different toolchain makes the entry stale. */
   toolchain: string;
+  /** The family's emitter label when built (see `Family.emitter`); a different one makes the entry stale. */
+  emitter: string;
   /** Facts read from the code object (digests and counts, never code bytes), or null. */
   facts: JsonValue | null;
   pruned: PruneMark | null;
@@ -62,6 +64,7 @@ const entrySchema = z
     ir: blobRef,
     code: blobRef.extend({ kind: z.enum(['hsaco', 'cubin', 'ptx']) }).strict(),
     toolchain: z.string(),
+    emitter: z.string(),
     facts: jsonValue.nullable(),
     pruned: z.object({ reason: z.string().min(1), detail: z.string() }).strict().nullable(),
   })

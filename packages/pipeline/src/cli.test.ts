@@ -154,6 +154,8 @@ describe('rocke compile-all and cache', () => {
     expect(second.stderr).toBe('');
     expect(second.stdout).toMatch(/cached\s+10\s+up to date, skipped/);
     expect(second.stdout).toMatch(/compiled\s+0\s+new entries/);
+    const checked = (await run(['compile-all', '--family', 'axpy', '--target', 'gfx950,sm_90', '--check-ir', '--quiet', '--json'])).json<CompileAllReport>();
+    expect([checked.cached, checked.rebuilt]).toEqual([10, 0]);
   });
 
   it('lists, verifies, detects corruption, rebuilds, prunes and collects through the cache commands', async () => {

@@ -87,7 +87,16 @@ describe('compileAll with the real LLVM toolchain', () => {
     expect(stats.calls).toBe(14);
   });
 
-  it('rebuilds an entry whose code blob was truncated, and one whose IR changed', async () => {
+  it('rebuilds every entry when the family\'s emitter label changes', async () => {
+    const cache = tempCache();
+    const family = axpyFamily({ scales: [5], targets: ['sm_90'] });
+    const first = await compileAll({ cache, families: [family], compiler: toolchain, jobs: 2 });
+    const again = await compileAll({ cache, families: [{ ...family, emitter: 'axpy/next' }], compiler: toolchain, jobs: 2 });
+    expect(again.rebuiltByCause).toEqual({ 'emitter changed': first.compiled });
+    expect(cache.listEntries().entries.every((e) => e.emitter === 'axpy/next')).toBe(true);
+  });
+
+  it('rebuilds an entry whose code blob was truncated, and (with checkIr) one whose IR changed', async () => {
     const cache = tempCache();
     const family = axpyFamily({ scales: [3], targets: ['gfx942'] });
     await compileAll({ cache, families: [family], compiler: toolchain, jobs: 2 });
@@ -101,7 +110,13 @@ describe('compileAll with the real LLVM toolchain', () => {
       },
     };
     const { compiler, stats } = counting(toolchain);
-    const report = await compileAll({ cache, families: [changed], compiler, jobs: 2 });
+    // Without checkIr the IR change goes unseen (the emitter label is the same): only the corrupt blob is rebuilt.
+    const quick = await compileAll({ cache, families: [changed], compiler, jobs: 2 });
+    expect(quick.rebuiltByCause).toEqual({ 'corrupt-blob': 1 });
+    expect(stats.calls).toBe(1);
+    truncateSync(cache.blobPath(first!.code.digest), 10);
+    stats.calls = 0;
+    const report = await compileAll({ cache, families: [changed], compiler, jobs: 2, checkIr: true });
     expect(report.rebuiltByCause).toEqual({ 'corrupt-blob': 1, 'IR changed': 1 });
     // gfx942 has plain None + plain we3 + scratch + pressure: two rebuilt, two up to date.
     expect([report.rebuilt, report.cached, stats.calls]).toEqual([2, 2, 2]);

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { identityId, type CacheEntry, type KernelCache, type KernelIdentity } from './cache.js';
-import type { Family, KernelCandidate, PruneDecision, Pruner } from './family.js';
+import type { BuiltKernel, Family, KernelCandidate, PruneDecision, Pruner } from './family.js';
 import { pruneInputOf } from './family.js';
 import { sha256Hex } from './hash.js';
 import type { KernelCompiler, TargetName } from './llvm-toolchain.js';
@@ -40,6 +40,11 @@ export interface CompileAllOptions {
   variants?: readonly string[];
   /** At most this many candidates per family and target, in the family's order (default: all). */
   limit?: number;
+  /**
+   * Also re-emit the IR of entries that look up to date and rebuild those whose IR digest changed
+   * (catches kernel-builder edits that keep `Family.emitter`); costs one IR emission per entry.
+   */
+  checkIr?: boolean;
   /** Applied after compiling; without it nothing is pruned and the report says so. */
   pruner?: Pruner | null;
   /** Concurrent compiles; default: the number of cores. */
@@ -55,7 +60,7 @@ export interface CompileAllReport {
   total: number;
   /** Newly compiled entries (no record before). */
   compiled: number;
-  /** Recompiled because the record was stale (IR or toolchain changed) or a blob was missing/corrupt. */
+  /** Recompiled because the record was stale (toolchain, emitter or IR changed) or its code blob was missing/corrupt. */
   rebuilt: number;
   /** Up to date: skipped. */
   cached: number;
@@ -90,10 +95,11 @@ function errorMessage(err: unknown): string {
  * Compiles every candidate of every family for the requested targets into the cache, skipping
  * up-to-date entries, isolating failures, then runs the prune step over this run's entries.
  *
- * An entry is up to date when its record exists, the freshly emitted IR has the recorded digest,
- * the toolchain fingerprint matches, and the code blob is present with the right digest. Emitting
- * IR is cheap and catches emitter changes without an emitter version; compiling is the expensive
- * step, done by `compiler` with up to `jobs` compiles in flight.
+ * An entry is up to date when its record exists, its toolchain fingerprint and the family's
+ * emitter label match, and its code blob is present with the right digest; it is then skipped
+ * without emitting IR (emission costs tens of ms per kernel, which adds up over a full grid). With
+ * `checkIr` the IR is re-emitted too and a changed digest rebuilds the entry. Compiling is the
+ * expensive step, done by `compiler` with up to `jobs` compiles in flight.
  */
 export async function compileAll(options: CompileAllOptions): Promise<CompileAllReport> {
   const started = performance.now();
@@ -162,17 +168,16 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
         progress?.done?.('failed', kernelName ?? label, failure);
         return 'failed';
       };
-      let built;
-      try {
-        built = job.family.build(job.candidate, job.target, compiler.flavor);
-        if (typeof built?.ir !== 'string' || typeof built.kernelName !== 'string' || !built.kernelName) {
+      let built: BuiltKernel | undefined;
+      const emit = (): BuiltKernel => {
+        const k = job.family.build(job.candidate, job.target, compiler.flavor);
+        if (typeof k?.ir !== 'string' || typeof k.kernelName !== 'string' || !k.kernelName) {
           throw new TypeError(`${job.family.name}.build returned no IR text / kernel name`);
         }
-      } catch (err) {
-        return fail('build', err, null);
-      }
-      const irDigest = sha256Hex(built.ir);
+        return k;
+      };
       const toolchain = await compiler.fingerprint(job.target);
+      const emitter = job.family.emitter ?? '';
       let previous: CacheEntry | undefined;
       let cause = 'new';
       try {
@@ -182,29 +187,44 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       }
       if (previous) {
         const codeStatus = cache.checkBlob(previous.code);
-        if (previous.ir.digest !== irDigest) cause = 'IR changed';
-        else if (previous.toolchain !== toolchain) cause = 'toolchain changed';
-        else if (previous.kernelName !== built.kernelName) cause = 'kernel name changed';
+        if (previous.toolchain !== toolchain) cause = 'toolchain changed';
+        else if (previous.emitter !== emitter) cause = 'emitter changed';
         else if (!codeStatus.ok) cause = codeStatus.kind;
         else {
-          let entry = previous;
-          // An entry cached before a pruner was available gets its facts now (cheap, no compile).
-          if (pruner && entry.facts === null) {
+          if (options.checkIr) {
             try {
-              const facts = pruner.facts(cache.readBlob(entry.code), entry.code.kind, entry.kernelName);
-              if (facts !== null) {
-                entry = { ...entry, facts };
-                cache.putEntry(entry);
-              }
+              built = emit();
             } catch (err) {
-              return fail('facts', err, built.kernelName);
+              return fail('build', err, null);
             }
+            if (sha256Hex(built.ir) !== previous.ir.digest || built.kernelName !== previous.kernelName) cause = 'IR changed';
           }
-          if (!cache.checkBlob(entry.ir).ok) cache.putBlob(built.ir);
-          runEntries.set(job.id, entry);
-          counts.cached++;
-          progress?.done?.('cached', built.kernelName);
-          return 'cached';
+          if (cause !== 'IR changed') {
+            let entry = previous;
+            // An entry cached before a pruner was available gets its facts now (cheap, no compile).
+            if (pruner && entry.facts === null) {
+              try {
+                const facts = pruner.facts(cache.readBlob(entry.code), entry.code.kind, entry.kernelName);
+                if (facts !== null) {
+                  entry = { ...entry, facts };
+                  cache.putEntry(entry);
+                }
+              } catch (err) {
+                return fail('facts', err, entry.kernelName);
+              }
+            }
+            runEntries.set(job.id, entry);
+            counts.cached++;
+            progress?.done?.('cached', entry.kernelName);
+            return 'cached';
+          }
+        }
+      }
+      if (!built) {
+        try {
+          built = emit();
+        } catch (err) {
+          return fail('build', err, null);
         }
       }
       let code;
@@ -232,6 +252,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
         ir,
         code: { ...codeRef, kind: code.kind },
         toolchain,
+        emitter,
         facts,
         pruned: null,
       };

@@ -23,6 +23,12 @@ export interface Family {
   readonly name: string;
   /** Targets this family has kernels for. */
   readonly targets: readonly TargetName[];
+  /**
+   * Names the code that emits this family's IR (e.g. the emitting packages' versions). Stored in
+   * each entry; an entry built by a different emitter is rebuilt. Edits that keep the label are
+   * caught by compile-all's `checkIr` (re-emit and compare IR digests). Default ''.
+   */
+  readonly emitter?: string;
   /** Every candidate for a target (no GPU, no problem shape). Specs must be JSON data. */
   candidates(target: TargetName): readonly KernelCandidate[];
   /** Emits IR text for one candidate. Must be deterministic: same input, same bytes. */

@@ -7,10 +7,12 @@ import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
 export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--variant V ...]
-                  [--limit N] [--jobs N] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
+                  [--limit N] [--jobs N] [--check-ir] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
   Compiles every candidate of the chosen families (default: the built-in set) for the targets
-  (default: every target of each family) into the cache; up-to-date entries are skipped; then
-  prunes spilling and waves_per_eu-twin grouped/split_c entries. Exit 1 if any job failed.`;
+  (default: every target of each family) into the cache; up-to-date entries (same toolchain and
+  emitter, code blob intact) are skipped; --check-ir also re-emits their IR and rebuilds those whose
+  IR changed (after editing a kernel builder). Then prunes spilling and waves_per_eu-twin
+  grouped/split_c entries. Exit 1 if any job failed.`;
 
 /** `rocke compile-all`. */
 export async function compileAllCommand(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
@@ -22,6 +24,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     limit: { type: 'string' },
     jobs: { type: 'string' },
     'no-prune': { type: 'boolean' },
+    'check-ir': { type: 'boolean' },
     quiet: { type: 'boolean' },
   }, strict: true, allowPositionals: false }));
   if (values.help) {
@@ -61,6 +64,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     ...(targets ? { targets } : {}),
     ...(variants?.length ? { variants } : {}),
     ...(limit !== undefined ? { limit } : {}),
+    ...(values['check-ir'] ? { checkIr: true } : {}),
     ...(progress ? { progress } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   });

@@ -39,6 +39,8 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
   return {
     name: 'axpy',
     targets: options.targets ?? TARGETS,
+    // The IR text is written in this file; bump when it changes.
+    emitter: 'axpy/2',
     candidates(target: TargetName): KernelCandidate[] {
       const amd = AMD_TARGETS.has(target);
       const out: KernelCandidate[] = [];

@@ -1,5 +1,5 @@
-import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
-import { getTarget, printModule } from '@rocke/ir';
+import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
+import { getTarget, printModule, VERSION as IR_VERSION } from '@rocke/ir';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../hash.js';
 import type { TargetName } from '../llvm-toolchain.js';
@@ -34,6 +34,7 @@ export function convDirectFamily(options: ConvDirectFamilyOptions = {}): Family 
   return {
     name: CONV_DIRECT_FAMILY,
     targets: TARGET_NAMES,
+    emitter: `@rocke/conv-direct@${CONV_DIRECT_VERSION} @rocke/ir@${IR_VERSION}`,
     candidates(target: TargetName): KernelCandidate[] {
       const out: KernelCandidate[] = [];
       for (const dtype of dtypes) for (const variant of variants) for (const spec of grid(target, dtype, variant)) out.push({ variant: spec.variant, spec: { ...spec } as JsonValue });

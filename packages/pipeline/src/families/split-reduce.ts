@@ -1,5 +1,5 @@
-import { getTarget } from '@rocke/ir';
-import { CACHE_NAMESPACE, SplitReduceSpecSchema, TARGET_NAMES, emitSplitReduce, helperSpecs, zodReason } from '@rocke/split-reduce';
+import { getTarget, VERSION as IR_VERSION } from '@rocke/ir';
+import { CACHE_NAMESPACE, SplitReduceSpecSchema, TARGET_NAMES, VERSION as SPLIT_REDUCE_VERSION, emitSplitReduce, helperSpecs, zodReason } from '@rocke/split-reduce';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../hash.js';
 import type { TargetName } from '../llvm-toolchain.js';
@@ -16,6 +16,7 @@ export function splitReduceFamily(): Family {
   return {
     name: CACHE_NAMESPACE,
     targets: TARGET_NAMES,
+    emitter: `@rocke/split-reduce@${SPLIT_REDUCE_VERSION} @rocke/ir@${IR_VERSION}`,
     candidates(target: TargetName): KernelCandidate[] {
       return helperSpecs(target).map((spec) => ({ variant: SPLIT_REDUCE_VARIANT, spec: { ...spec } as unknown as JsonValue }));
     },

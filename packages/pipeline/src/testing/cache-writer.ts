@@ -21,6 +21,7 @@ for (let i = 0; i < Number(countText); i++) {
     ir,
     code: { ...code, kind: 'hsaco' },
     toolchain: 'test',
+    emitter: '',
     facts: null,
     pruned: null,
   };

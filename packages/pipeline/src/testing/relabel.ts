@@ -7,6 +7,7 @@ export function relabel(family: Family, names: Record<string, string>): Family {
   return {
     name: family.name,
     targets: family.targets,
+    ...(family.emitter !== undefined ? { emitter: family.emitter } : {}),
     candidates: (t) => family.candidates(t).map((c) => ({ ...c, variant: names[c.variant] ?? c.variant })),
     build: (c, t, f) => family.build({ ...c, variant: back.get(c.variant) ?? c.variant }, t, f),
   };
