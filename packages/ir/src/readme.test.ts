@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { compile } from './toolchain.js';
@@ -8,7 +9,7 @@ import { getTarget } from './targets/index.js';
 const pkgDir = join(import.meta.dirname, '..');
 const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8');
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-const work = mkdtempSync(join(pkgDir, '.readme-check-'));
+const work = mkdtempSync(join(tmpdir(), 'rocke-ir-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function load(code: string, name: string): Promise<Record<string, unknown>> {
