@@ -34,9 +34,8 @@ function flatten(atom: MmaAtom, which: 'a' | 'b' | 'c', count: number, cols: num
   return idx;
 }
 
-/** `D = A·B + C` with products summed in double and one rounding to f32 at the end. */
-function matmulAcc(A: Float64Array, B: Float64Array, C: Float64Array, m: number, n: number, k: number): Float64Array {
-  const D = new Float64Array(m * n);
+/** `D = A·B + C` with products summed in double and one rounding to f32 at the end (D may be C). */
+function matmulAcc(A: Float64Array, B: Float64Array, C: Float64Array, m: number, n: number, k: number, D: Float64Array): void {
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
       let s = 0;
@@ -44,7 +43,6 @@ function matmulAcc(A: Float64Array, B: Float64Array, C: Float64Array, m: number,
       D[i * n + j] = Math.fround(C[i * n + j]! + s);
     }
   }
-  return D;
 }
 
 /**
@@ -59,24 +57,30 @@ export function mfmaCollective(atom: MmaAtom, a: number, b: number, c: number, d
   const aIdx = flatten(atom, 'a', ka, k, m * k);
   const bIdx = flatten(atom, 'b', kb, n, k * n);
   const cIdx = flatten(atom, 'c', kc, n, m * n);
-  const dec = bitsAsI16 ? bfloatFromBits : (x: number) => x;
   const lanes = atom.lanes;
+  // Scratch matrices reused by every execution (collectives never run re-entrantly).
+  const A = new Float64Array(m * k);
+  const B = new Float64Array(k * n);
+  const C = new Float64Array(m * n);
   return {
     name: atom.intrinsic,
     run(regs) {
-      const A = new Float64Array(m * k);
-      const B = new Float64Array(k * n);
-      const C = new Float64Array(m * n);
       for (let l = 0; l < lanes; l++) {
         const r = regs[l]!;
         const av = r[a];
         const bv = r[b];
         const cv = r[c];
-        for (let e = 0; e < ka; e++) A[aIdx[l * ka + e]!] = dec(av[e]);
-        for (let e = 0; e < kb; e++) B[bIdx[l * kb + e]!] = dec(bv[e]);
+        if (bitsAsI16) {
+          for (let e = 0; e < ka; e++) A[aIdx[l * ka + e]!] = bfloatFromBits(av[e]);
+          for (let e = 0; e < kb; e++) B[bIdx[l * kb + e]!] = bfloatFromBits(bv[e]);
+        } else {
+          for (let e = 0; e < ka; e++) A[aIdx[l * ka + e]!] = av[e];
+          for (let e = 0; e < kb; e++) B[bIdx[l * kb + e]!] = bv[e];
+        }
         for (let e = 0; e < kc; e++) C[cIdx[l * kc + e]!] = cv[e];
       }
-      const D = matmulAcc(A, B, C, m, n, k);
+      const D = C;
+      matmulAcc(A, B, C, m, n, k, D);
       for (let l = 0; l < lanes; l++) {
         const out = new Array<number>(kc);
         for (let e = 0; e < kc; e++) out[e] = D[cIdx[l * kc + e]!]!;
@@ -97,22 +101,31 @@ export function mmaSyncCollective(atom: MmaAtom, args: readonly number[], d: num
   const bIdx = flatten(atom, 'b', 4, n, k * n);
   const cIdx = flatten(atom, 'c', 4, n, m * n);
   const bf16 = atom.dtype === 'bf16';
-  const half = (reg: unknown, h: number): number => (bf16 ? bfloatFromBits(h === 0 ? (reg as number) & 0xffff : (reg as number) >>> 16) : (reg as number[])[h]!);
   const lanes = atom.lanes;
+  const A = new Float64Array(m * k);
+  const B = new Float64Array(k * n);
+  const C = new Float64Array(m * n);
+  // Register q of an operand holds elements 2q (bits 15:0) and 2q + 1 (bits 31:16).
+  const unpack = (reg: unknown, dst: Float64Array, idx: Int32Array, at: number): void => {
+    if (bf16) {
+      dst[idx[at]!] = bfloatFromBits((reg as number) & 0xffff);
+      dst[idx[at + 1]!] = bfloatFromBits((reg as number) >>> 16);
+    } else {
+      dst[idx[at]!] = (reg as number[])[0]!;
+      dst[idx[at + 1]!] = (reg as number[])[1]!;
+    }
+  };
   return {
     name: atom.intrinsic,
     run(regs) {
-      const A = new Float64Array(m * k);
-      const B = new Float64Array(k * n);
-      const C = new Float64Array(m * n);
       for (let l = 0; l < lanes; l++) {
         const r = regs[l]!;
-        for (let q = 0; q < 4; q++) for (let h = 0; h < 2; h++) A[aIdx[l * 8 + 2 * q + h]!] = half(r[args[q]!], h);
-        for (let q = 0; q < 2; q++) for (let h = 0; h < 2; h++) B[bIdx[l * 4 + 2 * q + h]!] = half(r[args[4 + q]!], h);
+        for (let q = 0; q < 4; q++) unpack(r[args[q]!], A, aIdx, l * 8 + 2 * q);
+        for (let q = 0; q < 2; q++) unpack(r[args[4 + q]!], B, bIdx, l * 4 + 2 * q);
         for (let e = 0; e < 4; e++) C[cIdx[l * 4 + e]!] = r[args[6 + e]!];
       }
-      const D = matmulAcc(A, B, C, m, n, k);
-      for (let l = 0; l < lanes; l++) regs[l]![d] = [0, 1, 2, 3].map((e) => D[cIdx[l * 4 + e]!]!);
+      matmulAcc(A, B, C, m, n, k, C);
+      for (let l = 0; l < lanes; l++) regs[l]![d] = [C[cIdx[l * 4]!]!, C[cIdx[l * 4 + 1]!]!, C[cIdx[l * 4 + 2]!]!, C[cIdx[l * 4 + 3]!]!];
     },
   };
 }

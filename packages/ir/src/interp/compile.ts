@@ -6,6 +6,7 @@
  * moves and return the next segment index. Nothing here looks anything up by name at run time.
  */
 import type { Block, Constant, GlobalVariable, Instruction, IrFunction, Value } from '../ir.js';
+import { operandsOf } from '../ir.js';
 import type { Module } from '../module.js';
 import type { Target } from '../targets/target.js';
 import type { Type } from '../types.js';
@@ -36,6 +37,8 @@ export interface Segment {
   readonly ops: Op[];
   readonly insts: Instruction[];
   end: SegmentEnd;
+  /** IR instructions the segment stands for (every one but phis, its end included), for the executed count. */
+  weight: number;
 }
 
 /** A compiled kernel. */
@@ -82,6 +85,13 @@ export function constantValue(c: Constant): unknown {
     default:
       return zeroOf(c.type);
   }
+}
+
+/** An error met while compiling `where`: the IR library's TypeError/RangeError become InterpretErrors too. */
+function asLocated(e: unknown, where: string): unknown {
+  if (e instanceof InterpretError) return e.locate(where);
+  if (e instanceof TypeError || e instanceof RangeError) return new InterpretError(e.message, where);
+  return e;
 }
 
 /** Where each instruction sits, for error messages. */
@@ -152,17 +162,19 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
     return n;
   };
 
+  const absorbed = absorbedInserts(fn);
   const segments: Segment[] = [];
   const blockEntry = new Map<Block, number>();
   const pendingJumps: { seg: Segment; block: Block; inst: Instruction }[] = [];
 
   for (const block of fn.blocks) {
-    let seg: Segment = { ops: [], insts: [], end: undefined as unknown as SegmentEnd };
+    let seg: Segment = { ops: [], insts: [], end: undefined as unknown as SegmentEnd, weight: 0 };
     segments.push(seg);
     blockEntry.set(block, segments.length - 1);
     for (const inst of block.instructions) {
       try {
         if (inst.op === 'phi') continue;
+        seg.weight++;
         if (inst.op === 'br' || inst.op === 'condbr') {
           pendingJumps.push({ seg, block, inst });
           continue;
@@ -185,7 +197,7 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
             seg.ops.push(lowered.op);
             seg.insts.push(inst);
           } else if (lowered.kind === 'barrier' || lowered.kind === 'collective') {
-            const next: Segment = { ops: [], insts: [], end: undefined as unknown as SegmentEnd };
+            const next: Segment = { ops: [], insts: [], end: undefined as unknown as SegmentEnd, weight: 0 };
             seg.end = lowered.kind === 'barrier'
               ? { kind: END_BARRIER, inst, resume: segments.length }
               : { kind: END_COLLECTIVE, inst, resume: segments.length, collective: lowered.collective };
@@ -194,14 +206,13 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
           }
           continue;
         }
-        const op = lowerInstruction(inst, slot, machine);
+        const op = lowerInstruction(inst, slot, machine, absorbed);
         if (op) {
           seg.ops.push(op);
           seg.insts.push(inst);
         }
       } catch (e) {
-        if (e instanceof InterpretError) throw e.locate(locate(fn, inst));
-        throw e;
+        throw asLocated(e, locate(fn, inst));
       }
     }
     if (!seg.end && !pendingJumps.some((p) => p.seg === seg)) throw new InterpretError(`block %${block.name} of @${fn.name} has no terminator`);
@@ -223,8 +234,7 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
         seg.end = { kind: END_JUMP, inst, next: (r) => (r[c] ? t(r) : f(r)) };
       }
     } catch (e) {
-      if (e instanceof InterpretError) throw e.locate(locate(fn, inst));
-      throw e;
+      throw asLocated(e, locate(fn, inst));
     }
   }
 
@@ -444,7 +454,60 @@ function lowerAtomic(inst: Extract<Instruction, { op: 'atomicrmw' }>, slot: (v: 
   };
 }
 
-function lowerInstruction(inst: Instruction, slot: (v: Value) => number, m: Machine): Op | undefined {
+/**
+ * insertelements with a constant index whose only use is the next insertelement of the same
+ * block (the chains `Builder.vector` emits): they are folded into the last one of the chain, which
+ * builds the vector in one step instead of copying it once per element.
+ */
+function absorbedInserts(fn: IrFunction): Set<Instruction> {
+  const uses = new Map<Value, number>();
+  for (const b of fn.blocks) for (const i of b.instructions) for (const v of operandsOf(i)) uses.set(v, (uses.get(v) ?? 0) + 1);
+  const out = new Set<Instruction>();
+  for (const b of fn.blocks) {
+    const here = new Set<Instruction>(b.instructions);
+    for (const i of b.instructions) {
+      if (i.op !== 'insertelement' || i.index.kind !== 'const.int') continue;
+      const prev = i.vector;
+      if (prev.kind === 'inst' && prev.op === 'insertelement' && prev.index.kind === 'const.int' && uses.get(prev) === 1 && here.has(prev)) out.add(prev);
+    }
+  }
+  return out;
+}
+
+function lowerInsertChain(inst: Extract<Instruction, { op: 'insertelement' }>, slot: (v: Value) => number, absorbed: Set<Instruction>): Op | undefined {
+  if (absorbed.has(inst)) return undefined;
+  const idx: number[] = [];
+  const src: number[] = [];
+  let cur = inst;
+  for (;;) {
+    idx.push(Number((cur.index as { value: bigint }).value));
+    src.push(slot(cur.element));
+    const prev = cur.vector;
+    if (prev.kind === 'inst' && prev.op === 'insertelement' && absorbed.has(prev)) cur = prev;
+    else break;
+  }
+  idx.reverse();
+  src.reverse();
+  const d = slot(inst);
+  const base = slot(cur.vector);
+  const n = (inst.type as { count: number }).count;
+  const k = idx.length;
+  const covers = new Set(idx).size === n;
+  if (covers) {
+    return (r) => {
+      const o = new Array(n);
+      for (let j = 0; j < k; j++) o[idx[j]!] = r[src[j]!];
+      r[d] = o;
+    };
+  }
+  return (r) => {
+    const o = (r[base] as unknown[]).slice();
+    for (let j = 0; j < k; j++) o[idx[j]!] = r[src[j]!];
+    r[d] = o;
+  };
+}
+
+function lowerInstruction(inst: Instruction, slot: (v: Value) => number, m: Machine, absorbed: Set<Instruction>): Op | undefined {
   switch (inst.op) {
     case 'add': case 'sub': case 'mul': case 'udiv': case 'sdiv': case 'urem': case 'srem':
     case 'shl': case 'lshr': case 'ashr': case 'and': case 'or': case 'xor': {
@@ -539,6 +602,7 @@ function lowerInstruction(inst: Instruction, slot: (v: Value) => number, m: Mach
       };
     }
     case 'insertelement': {
+      if (inst.index.kind === 'const.int') return lowerInsertChain(inst, slot, absorbed);
       const d = slot(inst);
       const v = slot(inst.vector);
       const e = slot(inst.element);

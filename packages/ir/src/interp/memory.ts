@@ -75,7 +75,8 @@ function makeCodec(t: Type): Codec {
       }
       break;
     case 'ptr':
-      if (t.addrspace === 3 || t.addrspace === 5) return codecOf({ kind: 'int', bits: 32 });
+      // LDS/private pointers are 32-bit on AMDGPU but 64-bit on NVPTX; kernels never store them.
+      if (t.addrspace === 3 || t.addrspace === 5) throw new InterpretError(`storing or loading ${typeToString(t)} in memory is not modeled (its width depends on the target)`);
       if (t.addrspace === 0 || t.addrspace === 1 || t.addrspace === 4) {
         const c = codecOf({ kind: 'int', bits: 64 });
         return { size: 8, read: (dv, o) => Number(c.read(dv, o)), write: (dv, o, v) => c.write(dv, o, wrapI64(v as number)) };

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Value } from '../ir.js';
 import { getTarget } from '../targets/index.js';
 import type { Target, TargetName } from '../targets/target.js';
-import { f32, half, bfloat, i16, i32, ptr, struct, vec } from '../types.js';
+import { array, f32, half, bfloat, i16, i32, ptr, struct, vec } from '../types.js';
 import type { Type } from '../types.js';
 import { interpret } from './index.js';
 import { bfloatToBits, halfToBits } from './numeric.js';
@@ -183,5 +183,54 @@ describe('MMA atoms against a plain matmul (layouts from isa-facts, not from the
     const z = new Uint16Array(1024);
     expect(() => interpret(m, 'mma', { target: t, grid: [1, 1, 1], block: [32, 1, 1], args: [z, z, new Float32Array(256), new Float32Array(256), new Int32Array(4096)] }))
       .toThrow(/needs all 64 lanes of a wave; wave 0 of this workgroup has only 32 threads/);
+  });
+});
+
+describe('sm_90 shared-memory pipeline: cp.async + ldmatrix + mma.sync (isa-facts §5.4 recipe)', () => {
+  it('A 16x16 row-major and Bt 8x16 staged by cp.async (zero-filled past the buffer), fragments by ldmatrix x4 / x2', () => {
+    const t = getTarget('sm_90');
+    const copyTo = t.asyncCopy!;
+    const m = t.createModule();
+    const sa = m.addGlobal({ name: 'sa', valueType: array(256, bfloat), addrspace: 3, align: 16 });
+    const sb = m.addGlobal({ name: 'sb', valueType: array(128, bfloat), addrspace: 3, align: 16 });
+    const b = t.kernel(m, 'k', [...['a', 'bt', 'd'].map((name) => ({ name, type: ptr(1) as Type })), { name: 'a_bytes', type: i32 }], { workgroupSize: 32 });
+    const l = t.workitemId(b, 'x');
+    const aBuf = t.globalBuffer(b, b.arg('a'), b.arg('a_bytes'));
+    const bBuf = t.globalBuffer(b, b.arg('bt'), b.i32(256));
+    copyTo.copy(b, aBuf, b.mul(l, 16), b.gep(bfloat, sa, [b.mul(l, 8)]));
+    b.ifThen(b.icmp('ult', l, 16), () => copyTo.copy(b, bBuf, b.mul(l, 16), b.gep(bfloat, sb, [b.mul(l, 8)])));
+    copyTo.commit(b);
+    copyTo.wait(b, 0);
+    t.barrier(b);
+    // A: &A[(l%8) + 8*((l/8)&1)][8*(l/16)];  Bt: &Bt[l%8][8*((l/8)&1)] (lanes 16..31 repeat rows: x2 ignores them).
+    const aRow = b.add(b.and(l, 7), b.mul(b.and(b.lshr(l, 3), 1), 8));
+    const aAddr = b.gep(bfloat, sa, [b.add(b.mul(aRow, 16), b.mul(b.lshr(l, 4), 8))]);
+    const bAddr = b.gep(bfloat, sb, [b.add(b.mul(b.and(l, 7), 16), b.mul(b.and(b.lshr(l, 3), 1), 8))]);
+    const aRegs = t.matrixLoad!(b, aAddr, 4);
+    const bRegs = t.matrixLoad!(b, bAddr, 2);
+    const decl = m.declare('llvm.nvvm.mma.m16n8k16.row.col.bf16', struct([f32, f32, f32, f32]), [...Array(6).fill(i32), f32, f32, f32, f32]);
+    const zero = b.sitofp(b.i32(0), f32);
+    const d = b.call(decl, [...aRegs, ...bRegs, zero, zero, zero, zero]);
+    for (let i = 0; i < 4; i++) {
+      const [row, col] = [b.add(b.lshr(l, 2), 8 * (i >> 1)), b.add(b.mul(b.and(l, 3), 2), i & 1)];
+      b.store(b.extractValue(d, [i]), b.gep(f32, b.arg('d'), [b.add(b.mul(row, 8), col)]));
+    }
+    b.ret();
+
+    const av = Array.from({ length: 256 }, (_, i) => ((i * 5 + 1) % 9) - 4);
+    const bv = Array.from({ length: 128 }, (_, i) => ((i * 3 + 2) % 7) - 3); // B[k][n]
+    const bt = new Uint16Array(128);
+    for (let k = 0; k < 16; k++) for (let n = 0; n < 8; n++) bt[n * 16 + k] = bfloatToBits(bv[k * 8 + n]!);
+    const out = new Float32Array(128).fill(NaN);
+    // a_bytes = 496: the last 16-byte chunk of A (row 15, k 8..15) is past the buffer and arrives as zeros.
+    interpret(m, 'k', { target: t, grid: [1, 1, 1], block: [32, 1, 1], args: [Uint16Array.from(av, bfloatToBits), bt, out, 496] });
+    const A = (i: number, k: number) => (i * 16 + k >= 248 ? 0 : av[i * 16 + k]!);
+    const want: number[] = [];
+    for (let i = 0; i < 16; i++) for (let n = 0; n < 8; n++) {
+      let s = 0;
+      for (let k = 0; k < 16; k++) s += A(i, k) * bv[k * 8 + n]!;
+      want.push(s);
+    }
+    expect(Array.from(out)).toEqual(want);
   });
 });

@@ -61,7 +61,7 @@ export interface InterpretOptions {
 }
 
 export interface InterpretResult {
-  /** IR instructions executed over all threads (terminators included, phis and fences not). */
+  /** IR instructions executed over all threads (every instruction but phis; a barrier or collective counts once per thread). */
   readonly instructions: number;
   readonly workgroups: number;
   readonly threads: number;
@@ -181,7 +181,7 @@ function runLane(prog: Program, L: Lane, budget: { left: number }): number {
       const ops = seg.ops;
       const n = ops.length;
       for (i = 0; i < n; i++) ops[i]!(r);
-      count += n + 1;
+      count += seg.weight;
       i = -1;
       const end = seg.end;
       if (end.kind === END_JUMP) {
@@ -277,29 +277,41 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
   let executed = 0;
   const segs = prog.segments;
   const n = lanes.length;
+  const waves: Lane[][] = [];
+  for (let w = 0; w * ws < n; w++) waves.push(lanes.slice(w * ws, Math.min(n, (w + 1) * ws)));
+  const waveRegs = waves.map((wave) => wave.map((L) => L.r));
   const where = (L: Lane) => `thread ${L.r[S_THREAD]} of workgroup (${L.r[S_WG_X]},${L.r[S_WG_Y]},${L.r[S_WG_Z]})`;
   for (;;) {
+    let waiting = 0;
     for (let t = 0; t < n; t++) {
       const L = lanes[t]!;
       if (L.status === RUNNING) executed += runLane(prog, L, budget);
+      if (L.status === WAITING) waiting++;
     }
+    if (waiting === 0) return executed;
     // Wave-collective operations first: a wave at one can finish it without the rest of the workgroup.
     let progressed = false;
-    for (let w = 0; w * ws < n; w++) {
-      const wave = lanes.slice(w * ws, Math.min(n, (w + 1) * ws));
-      const first = wave.find((L) => L.status === WAITING && segs[L.seg]!.end.kind === END_COLLECTIVE);
+    for (let w = 0; w < waves.length; w++) {
+      const wave = waves[w]!;
+      let first: Lane | undefined;
+      for (const L of wave) {
+        if (L.status === WAITING && segs[L.seg]!.end.kind === END_COLLECTIVE) {
+          first = L;
+          break;
+        }
+      }
       if (!first) continue;
       const end = segs[first.seg]!.end;
       if (end.kind !== END_COLLECTIVE) continue;
-      const what = locate(prog.fn, end.inst);
-      if (wave.length < ws) throw new InterpretError(`wave-collective ${end.collective.name} at ${what} needs all ${ws} lanes of a wave; wave ${w} of this workgroup has only ${wave.length} threads`);
+      if (wave.length < ws) {
+        throw new InterpretError(`wave-collective ${end.collective.name} at ${locate(prog.fn, end.inst)} needs all ${ws} lanes of a wave; wave ${w} of this workgroup has only ${wave.length} threads`);
+      }
       for (const L of wave) {
         if (L.status !== WAITING || L.seg !== first.seg) {
-          throw new InterpretError(`divergent wave-collective: ${where(first)} waits at ${what} but ${where(L)} ${describeWait(prog, L)}`);
+          throw new InterpretError(`divergent wave-collective: ${where(first)} waits at ${locate(prog.fn, end.inst)} but ${where(L)} ${describeWait(prog, L)}`);
         }
       }
-      end.collective.run(wave.map((L) => L.r));
-      executed += wave.length;
+      end.collective.run(waveRegs[w]!);
       for (const L of wave) {
         L.status = RUNNING;
         L.seg = end.resume;
@@ -307,17 +319,20 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
       progressed = true;
     }
     if (progressed) continue;
-    const waiting = lanes.filter((L) => L.status === WAITING);
-    if (waiting.length === 0) return executed;
-    const first = waiting[0]!;
-    const end = segs[first.seg]!.end;
-    if (end.kind !== END_BARRIER) throw new InterpretError(`internal: ${where(first)} waits at a non-barrier`);
+    let first: Lane | undefined;
     for (const L of lanes) {
-      if (L.status !== WAITING || L.seg !== first.seg) {
-        throw new InterpretError(`divergent barrier: ${where(first)} waits at ${locate(prog.fn, end.inst)} but ${where(L)} ${describeWait(prog, L)}`);
+      if (L.status === WAITING) {
+        first = L;
+        break;
       }
     }
-    executed += n;
+    const end = segs[first!.seg]!.end;
+    if (end.kind !== END_BARRIER) throw new InterpretError(`internal: ${where(first!)} waits at a non-barrier`);
+    for (const L of lanes) {
+      if (L.status !== WAITING || L.seg !== first!.seg) {
+        throw new InterpretError(`divergent barrier: ${where(first!)} waits at ${locate(prog.fn, end.inst)} but ${where(L)} ${describeWait(prog, L)}`);
+      }
+    }
     machine.lds.epoch++;
     for (const L of lanes) {
       L.status = RUNNING;
@@ -325,4 +340,3 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
     }
   }
 }
-

@@ -10,8 +10,8 @@ import { typeToString } from '../types.js';
 import { InterpretError, fail } from './errors.js';
 import { LDS_REGION, REGION, codecOf, regionBase } from './memory.js';
 import {
-  add64, and64, ashr64, cmpS64, cmpU64, lshr64, maskOf, mul64, or64, roundBfloat, roundHalf, sdiv64, shl64, srem64, sub64,
-  toSigned, udiv64, u64Number, urem64, wrapI64, wrapSmall, xor64,
+  HALF_VALUES, add64, and64, ashr64, bfloatFromBits, bfloatToBits, cmpS64, cmpU64, halfToBits, lshr64, maskOf, mul64, or64, roundBfloat,
+  roundHalf, sdiv64, shl64, srem64, sub64, toSigned, udiv64, u64Number, urem64, wrapI64, wrapSmall, xor64,
 } from './numeric.js';
 import type { I64 } from './numeric.js';
 
@@ -137,6 +137,58 @@ export function fcmpFn(pred: FcmpPred): Fn2 {
 }
 
 const scratch = new DataView(new ArrayBuffer(64));
+const f32s = new Float32Array(1);
+const u32s = new Uint32Array(f32s.buffer);
+
+/** Encoder/decoder of a 16-bit element type as its bit pattern. */
+function bits16(t: Type): { enc: (v: number) => number; dec: (b: number) => number } | undefined {
+  if (t.kind === 'int' && t.bits === 16) return { enc: (v) => v, dec: (b) => b };
+  if (t.kind === 'float' && t.name === 'half') return { enc: halfToBits, dec: (b) => HALF_VALUES[b]! };
+  if (t.kind === 'float' && t.name === 'bfloat') return { enc: bfloatToBits, dec: bfloatFromBits };
+  return undefined;
+}
+
+/** Direct bit moves for the bitcasts the MMA lowerings use (16-bit elements <-> i32 words, f32 <-> i32). */
+function fastBitcast(from: Type, to: Type): Fn1 | undefined {
+  const isI32 = (t: Type) => t.kind === 'int' && t.bits === 32;
+  const isF32 = (t: Type) => t.kind === 'float' && t.name === 'float';
+  if (isF32(from) && isI32(to)) return (x) => ((f32s[0] = x), u32s[0]);
+  if (isI32(from) && isF32(to)) return (x) => ((u32s[0] = x), f32s[0]);
+  const fe = from.kind === 'vector' ? from.elem : from;
+  const te = to.kind === 'vector' ? to.elem : to;
+  const fn = from.kind === 'vector' ? from.count : 1;
+  const tn = to.kind === 'vector' ? to.count : 1;
+  const f16 = bits16(fe);
+  const t16 = bits16(te);
+  if (f16 && t16 && fn === tn && from.kind === 'vector') {
+    return (x: number[]) => {
+      const o = new Array<number>(tn);
+      for (let i = 0; i < tn; i++) o[i] = t16.dec(f16.enc(x[i]!));
+      return o;
+    };
+  }
+  if (f16 && isI32(te) && fn === 2 * tn) {
+    const pack = (x: number[], i: number) => (f16.enc(x[2 * i]!) | (f16.enc(x[2 * i + 1]!) << 16)) >>> 0;
+    if (to.kind !== 'vector') return (x: number[]) => pack(x, 0);
+    return (x: number[]) => {
+      const o = new Array<number>(tn);
+      for (let i = 0; i < tn; i++) o[i] = pack(x, i);
+      return o;
+    };
+  }
+  if (isI32(fe) && t16 && tn === 2 * fn && to.kind === 'vector') {
+    return (x: number | number[]) => {
+      const o = new Array<number>(tn);
+      for (let i = 0; i < fn; i++) {
+        const w = from.kind === 'vector' ? (x as number[])[i]! : (x as number);
+        o[2 * i] = t16.dec(w & 0xffff);
+        o[2 * i + 1] = t16.dec(w >>> 16);
+      }
+      return o;
+    };
+  }
+  return undefined;
+}
 
 /** A cast from `from` to `to` on scalars (vectors are lifted by the caller, except bitcast which takes whole values). */
 export function castFn(op: CastOp, from: Type, to: Type): Fn1 {
@@ -203,6 +255,8 @@ export function castFn(op: CastOp, from: Type, to: Type): Fn1 {
     }
     case 'bitcast': {
       if (typeToString(from) === typeToString(to) || (from.kind === 'ptr' && to.kind === 'ptr')) return (x) => x;
+      const fast = fastBitcast(from, to);
+      if (fast) return fast;
       const a = codecOf(from);
       const b = codecOf(to);
       if (a.size !== b.size) return bad();
