@@ -9,6 +9,7 @@ import type { Target } from './targets/target.js';
 import { axpyKernel, ldsReverseKernel, mmaKernel } from './test-kernels.js';
 import { ToolError, ToolchainError, compile, disassemble, findToolchain, verify } from './toolchain.js';
 import { array, f32, i8, ptr } from './types.js';
+import { zero } from './constants.js';
 
 const tc = findToolchain();
 const targets: Target[] = [gfx950, gfx942, sm_90];
@@ -112,6 +113,31 @@ describe('toolchain', () => {
     const r = await compile(printModule(m), t, { toolchain: tc });
     if (r.vendor === 'nvidia') expect(r.ptx).toContain('.extern .shared .align 16 .b8 dyn[];');
     else expect(instructions(await disassemble(r.object, t, tc)).some((l) => l.startsWith('ds_read_b32'))).toBe(true);
+  });
+
+  it('sm_90: ldmatrix registers feed the mma atom through one bitcast (README recipe)', async () => {
+    const atom = sm_90.atom('16x8x16.bf16');
+    const m = sm_90.createModule();
+    const a = m.addGlobal({ name: 'a', valueType: array(16 * 16 * 2, i8), addrspace: 3 });
+    const bt = m.addGlobal({ name: 'bt', valueType: array(8 * 16 * 2, i8), addrspace: 3 });
+    const b = sm_90.kernel(m, 'ldm_mma', [{ name: 'd', type: ptr(1) }], { workgroupSize: 32 });
+    const l = sm_90.laneId(b);
+    const aRow = b.add(b.and(l, 7), b.shl(b.and(b.lshr(l, 3), 1), 3));
+    const aAddr = b.gep(i8, a, [b.add(b.mul(aRow, 32), b.shl(b.lshr(l, 4), 4))]);
+    const bAddr = b.gep(i8, bt, [b.add(b.mul(b.and(l, 7), 32), b.shl(b.and(b.lshr(l, 3), 1), 4))]);
+    const av = b.bitcast(b.vector(sm_90.matrixLoad!(b, aAddr, 4)), atom.aType);
+    const bv = b.bitcast(b.vector(sm_90.matrixLoad!(b, bAddr, 2)), atom.bType);
+    const d = atom.emit(b, av, bv, zero(atom.cType));
+    b.store(d, b.gep(f32, b.arg('d'), [b.shl(l, 2)]), { align: 16 });
+    b.ret();
+    const r = await compile(printModule(m), sm_90, { toolchain: tc });
+    if (r.vendor !== 'nvidia') throw new Error('expected PTX');
+    const ldm = [...r.ptx.matchAll(/ldmatrix\.sync\.aligned\.m8n8\.x(\d)\.shared\.b16 \{([^}]*)\}/g)];
+    expect(ldm.map((x) => x[1])).toEqual(['4', '2']);
+    const mma = /mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32\s+\{[^}]*\},\s*\{([^}]*)\},\s*\{([^}]*)\}/.exec(r.ptx);
+    // The mma reads the very registers ldmatrix wrote (no repacking in between).
+    expect(mma?.[1]?.replace(/\s/g, '')).toBe(ldm[0]![2]!.replace(/\s/g, ''));
+    expect(mma?.[2]?.replace(/\s/g, '')).toBe(ldm[1]![2]!.replace(/\s/g, ''));
   });
 
   it('disassemble is for AMD code objects only', async () => {
