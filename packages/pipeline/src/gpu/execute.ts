@@ -1,0 +1,139 @@
+import { kernargTable, plan as planConv, type BufferName, type KernargValue, type LaunchPlan, type Problem, type Spec } from '@rocke/conv-direct';
+import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
+import { KERNARG_TABLE as REDUCE_KERNARGS, planReduce, type SplitReduceSpec } from '@rocke/split-reduce';
+
+/** The device buffers a conv plan binds (ws only for split_c). */
+export interface PlanBuffers {
+  x: DeviceBuffer;
+  w: DeviceBuffer;
+  y: DeviceBuffer;
+  ws?: DeviceBuffer | undefined;
+}
+
+/** One launch, ready to go: function, shape, shared bytes and its packed arguments. */
+export interface ReadyLaunch {
+  readonly role: 'conv' | 'reduce';
+  readonly fn: KernelFunction;
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  readonly sharedBytes: number;
+  readonly args: PackedKernargs;
+}
+
+/** A conv plan turned into launches in stream order: each conv launch, then (split_c) its reduce launches. */
+export interface ReadyPlan {
+  readonly plan: LaunchPlan;
+  readonly launches: readonly ReadyLaunch[];
+}
+
+/** Turns plan kernargs (numbers and buffer views) into hip-runtime values (views of the bound buffers). */
+function bindValues(values: readonly (KernargValue | { buffer: string; offsetBytes: number })[], buffers: PlanBuffers): unknown[] {
+  return values.map((v) => {
+    if (typeof v !== 'object') return v;
+    const buffer = buffers[v.buffer as BufferName];
+    if (!buffer) throw new Error(`the plan binds buffer '${v.buffer}', which was not allocated`);
+    return buffer.view(v.offsetBytes);
+  });
+}
+
+/**
+ * Plans `problem` with `spec` (split_c: conv-direct's split planner picks the split count unless
+ * `splits` is given) and packs every launch once. Split_c plans get, after each conv launch, the
+ * split-reduce launches of its reduce step (`reduceFn` / `reduceSpec`: the helper kernel), so a
+ * chunk's reduce always runs before the next chunk's conv reuses the workspace.
+ */
+export function preparePlan(
+  spec: Spec,
+  problem: Problem,
+  convFn: KernelFunction,
+  buffers: PlanBuffers,
+  reduce?: { fn: KernelFunction; spec: SplitReduceSpec },
+  splits?: number,
+): ReadyPlan {
+  const plan = planConv(spec, problem, spec.target, splits === undefined ? {} : { splits });
+  const convSignature = kernargTable(spec.variant);
+  const launches: ReadyLaunch[] = [];
+  plan.launches.forEach((l, index) => {
+    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never) });
+    for (const step of plan.reduce?.filter((r) => r.launchIndex === index) ?? []) {
+      if (!reduce) throw new Error(`${plan.kernelName} is split_c: it needs a split-reduce helper kernel for ${step.dtype}`);
+      const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce.spec, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes });
+      for (const r of rp.launches) {
+        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never) });
+      }
+    }
+  });
+  return { plan, launches };
+}
+
+/** Enqueues one execution of the plan (every launch, in order) on the default stream. */
+export function executePlan(device: Device, ready: ReadyPlan): void {
+  for (const l of ready.launches) device.launch(l.fn, l.grid, l.block, l.args, { sharedBytes: l.sharedBytes });
+}
+
+/** Timing of one plan. */
+export interface PlanTiming {
+  /** Median over the timed repetitions of (event time of the repetition / executions per repetition). */
+  medianMs: number;
+  minMs: number;
+  /** Back-to-back executions between the two events of one repetition. */
+  inner: number;
+  reps: number;
+}
+
+/** Options of {@link timePlan}. */
+export interface TimingOptions {
+  /** Untimed executions first (default 3). */
+  warmup?: number;
+  /** Timed repetitions (default 20). */
+  iters?: number;
+  /** Aim for at least this much GPU time per repetition (default 1 ms), capped at `maxInner` executions. */
+  targetRepMs?: number;
+  maxInner?: number;
+}
+
+/**
+ * Times a plan with device events, without CUDA graphs: after the warm-up, one event-timed
+ * execution estimates its length; each repetition then records an event, enqueues `inner`
+ * back-to-back executions of the whole plan (conv and reduce launches), records a second event,
+ * and counts (elapsed / inner). The median of the repetitions is the result. Back-to-back
+ * launches keep the GPU busy as long as one execution outlasts the host's launch cost
+ * (~6 µs per launch through hip-runtime on the H200); shorter plans are charged that cost.
+ */
+export function timePlan(device: Device, ready: ReadyPlan, options: TimingOptions = {}): PlanTiming {
+  const warmup = options.warmup ?? 3;
+  const reps = options.iters ?? 20;
+  const target = options.targetRepMs ?? 1;
+  const maxInner = options.maxInner ?? 200;
+  const start = device.createEvent();
+  const end = device.createEvent();
+  try {
+    for (let i = 0; i < warmup; i++) executePlan(device, ready);
+    start.record();
+    executePlan(device, ready);
+    end.record();
+    end.synchronize();
+    const once = elapsedMs(start, end);
+    const inner = Math.max(1, Math.min(maxInner, once > 0 ? Math.ceil(target / once) : maxInner));
+    const samples: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      start.record();
+      for (let i = 0; i < inner; i++) executePlan(device, ready);
+      end.record();
+      end.synchronize();
+      samples.push(elapsedMs(start, end) / inner);
+    }
+    samples.sort((a, b) => a - b);
+    return { medianMs: median(samples), minMs: samples[0]!, inner, reps };
+  } finally {
+    start.destroy();
+    end.destroy();
+  }
+}
+
+/** Median of sorted numbers (mean of the middle two for an even count). */
+export function median(sorted: readonly number[]): number {
+  if (sorted.length === 0) throw new RangeError('median of no values');
+  const m = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+}

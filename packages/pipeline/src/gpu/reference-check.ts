@@ -1,0 +1,50 @@
+import type { Problem } from '@rocke/conv-direct';
+import { compare, convForwardParallel, convSample, gather, type CompareReport } from '@rocke/reference';
+
+/** Problems up to this many multiply-adds are checked in full; larger ones at sampled points. */
+export const FULL_CHECK_MAX_MACS = 3e8;
+
+/** Output points a sampled check compares. */
+export const SAMPLE_POINTS = 2000;
+
+/** How one shape's outputs are checked against @rocke/reference. */
+export interface ReferenceCheck {
+  /** `full` (every output) or `sampled N` (N seeded random outputs, exact fp64 sums). */
+  readonly mode: string;
+  check(y: Uint16Array): CompareReport;
+}
+
+/** Multiply-adds of a problem. */
+export function problemMacs(p: Problem): number {
+  const Ho = Math.floor((p.H + 2 * p.padH - p.dilationH * (p.R - 1) - 1) / p.strideH) + 1;
+  const Wo = Math.floor((p.W + 2 * p.padW - p.dilationW * (p.S - 1) - 1) / p.strideW) + 1;
+  return p.N * Ho * Wo * p.K * p.R * p.S * (p.C / p.groups);
+}
+
+/**
+ * Builds the reference for one shape's inputs: the whole output for problems up to
+ * {@link FULL_CHECK_MAX_MACS} (multi-threaded), else {@link SAMPLE_POINTS} seeded points.
+ * Comparison uses @rocke/reference's per-dtype tolerance (fp32 accumulation + one rounding).
+ */
+export async function referenceCheck(problem: Problem, x: Uint16Array, w: Uint16Array, seed: number, fullMaxMacs = FULL_CHECK_MAX_MACS): Promise<ReferenceCheck> {
+  if (problemMacs(problem) <= fullMaxMacs) {
+    const ref = await convForwardParallel(problem, x, w);
+    return { mode: 'full', check: (y) => compare(y, ref.y, problem.dtype, ref.geometry) };
+  }
+  const s = convSample(problem, x, w, { count: SAMPLE_POINTS, seed });
+  return { mode: `sampled ${s.indices.length}`, check: (y) => compare(gather(y, s.indices), s.y, problem.dtype, s) };
+}
+
+/**
+ * Which timed candidates to verify, as indices into the ranking (fastest first): the first
+ * `top` (the bench keeps verifying down the ranking until `top` have passed), plus `sample` more
+ * evenly spaced over the rest of the ranking (first and last included). Deterministic.
+ */
+export function evenlySpaced(count: number, sample: number): number[] {
+  if (count <= 0 || sample <= 0) return [];
+  if (sample >= count) return Array.from({ length: count }, (_, i) => i);
+  if (sample === 1) return [0];
+  const out = new Set<number>();
+  for (let i = 0; i < sample; i++) out.add(Math.round((i * (count - 1)) / (sample - 1)));
+  return [...out].sort((a, b) => a - b);
+}
