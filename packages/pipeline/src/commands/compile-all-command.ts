@@ -82,7 +82,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       ['cached', report.cached, 'up to date, skipped'],
       ['failed', report.failed.length, report.failed.length ? 'see below' : ''],
       ...(report.aborted ? [['aborted', report.aborted, 'interrupted before they finished; prune step skipped'] as [string, number, string]] : []),
-      ['pruned', report.pruned.length, report.pruneApplied ? pruned.map(([r, n]) => `${r} ${n}`).join(', ') : 'prune step off'],
+      ['pruned', report.pruned.length, !report.pruneApplied ? 'prune step off' : report.aborted ? 'prune step skipped (aborted)' : pruned.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing to drop'],
       ['time', formatDuration(report.durationMs), `${report.jobs} jobs, ${compiler.flavor}`],
     ];
     io.stdout(`compile-all into ${cache.root}\n`);
