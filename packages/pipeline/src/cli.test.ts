@@ -46,6 +46,7 @@ describe('rocke CLI: usage and exit codes', () => {
     expect(noDefault.code).toBe(2);
     expect(noDefault.stderr).toContain('no default kernel families are wired into this build; choose one with --family (known: direct_fwd, direct_fwd_helper, axpy)');
     expect((await run(['compile-all', '--family', 'axpy', '--limit', 'x'])).stderr).toContain("--limit must be a positive integer (got 'x')");
+    expect((await run(['compile-all', '--dtype', 'fp32'])).stderr).toContain("unknown dtype 'fp32' (fp16, bf16)");
   });
 
   it('explains bad problems (exit 2) given by flags or by a MIOpenDriver line', async () => {

@@ -179,6 +179,17 @@ describe('compileAll engine', () => {
     await expect(compileAll({ cache, families: [fam], compiler: fakeCompiler(0), limit: 0 })).rejects.toThrow(/limit/);
   });
 
+  it('filters by spec dtype, passing specs without one', async () => {
+    const fam: Family = {
+      ...listFamily(3),
+      candidates: () => [{ variant: 'v', spec: { i: 0, dtype: 'fp16' } }, { variant: 'v', spec: { i: 1, dtype: 'bf16' } }, { variant: 'v', spec: { i: 2 } }],
+    };
+    const cache = tempCache();
+    const r = await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], dtypes: ['bf16'], jobs: 1 });
+    expect(r.total).toBe(2);
+    expect(cache.listEntries().entries.map((e) => (e.identity.spec as { i: number }).i).sort()).toEqual([1, 2]);
+  });
+
   it('de-duplicates candidates with the same identity', async () => {
     const dup: Family = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 0 } }] };
     const report = await compileAll({ cache: tempCache(), families: [dup], compiler: fakeCompiler(0), targets: ['gfx950'], jobs: 1 });

@@ -38,6 +38,8 @@ export interface CompileAllOptions {
   targets?: readonly TargetName[];
   /** Only candidates of these variants (default: all). */
   variants?: readonly string[];
+  /** Only candidates whose spec's `dtype` is one of these (specs without a dtype always pass). */
+  dtypes?: readonly string[];
   /** At most this many candidates per family and target, in the family's order (default: all). */
   limit?: number;
   /**
@@ -127,6 +129,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       let taken = 0;
       for (const candidate of candidates) {
         if (options.variants && !options.variants.includes(candidate.variant)) continue;
+        if (options.dtypes && !dtypeAllowed(candidate.spec, options.dtypes)) continue;
         if (taken >= limit) break;
         const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: compiler.flavor, spec: candidate.spec };
         let id: string;
@@ -323,4 +326,10 @@ function failureKey(f: CompileFailure): string {
 
 function cmpStr(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function dtypeAllowed(spec: unknown, dtypes: readonly string[]): boolean {
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return true;
+  const d = (spec as Record<string, unknown>)['dtype'];
+  return typeof d !== 'string' || dtypes.includes(d);
 }

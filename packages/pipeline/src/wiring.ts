@@ -3,15 +3,16 @@ import { elfPrunePruner } from './elf-prune-pruner.js';
 import { axpyFamily } from './families/axpy.js';
 import { convDirectFamily } from './families/conv-direct.js';
 import { splitReduceFamily } from './families/split-reduce.js';
+import { gpuBench, gpuRunConv } from './gpu/gpu-bench.js';
 import { LlvmToolchain } from './llvm-toolchain.js';
 
 /**
  * The CLI's default seams. This is where the real packages plug in:
  * - `families`: conv-direct (`direct_fwd`, dense and split_c until its grouped builder lands: see
  *   BUILDABLE_VARIANTS) and split-reduce (`direct_fwd_helper`) are wired and are the default set;
- * - `bench` / `runConv`: implement with @rocke/hip-runtime + @rocke/reference on the GPU machine.
- * Until then `bench` and `run --device gpu` exit 1 saying so. `axpy` is the hand-written smoke
- * family, selectable by name but never part of the default set.
+ * - `bench` / `runConv`: src/gpu (hip-runtime launches timed with device events, verified with
+ *   @rocke/reference, kernels from `--cache-dir`: a bench-prep manifest or a compile cache).
+ * `axpy` is the hand-written smoke family, selectable by name but never part of the default set.
  */
 export function defaultDeps(): CliDeps {
   return {
@@ -19,5 +20,7 @@ export function defaultDeps(): CliDeps {
     defaultFamilyNames: ['direct_fwd', 'direct_fwd_helper'],
     compiler: () => new LlvmToolchain(),
     pruner: () => elfPrunePruner(),
+    bench: (request, io) => gpuBench(request, io),
+    runConv: (request, io) => gpuRunConv(request, io),
   };
 }

@@ -6,7 +6,7 @@ import { compileProgress } from '../progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
-export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--variant V ...]
+export const COMPILE_ALL_USAGE = `rocke compile-all [--target gfx950|gfx942|sm_90 ...] [--family NAME ...] [--variant V ...] [--dtype fp16|bf16]
                   [--limit N] [--jobs N] [--check-ir] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
   Compiles every candidate of the chosen families (default: the built-in set) for the targets
   (default: every target of each family) into the cache; up-to-date entries (same toolchain and
@@ -21,6 +21,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     target: { type: 'string', multiple: true },
     family: { type: 'string', multiple: true },
     variant: { type: 'string', multiple: true },
+    dtype: { type: 'string', multiple: true },
     limit: { type: 'string' },
     jobs: { type: 'string' },
     'no-prune': { type: 'boolean' },
@@ -51,6 +52,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const jobs = positiveInt('jobs', values.jobs, availableParallelism());
   const limit = values.limit === undefined ? undefined : positiveInt('limit', values.limit, 1);
   const variants = values.variant?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const dtypes = values.dtype?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const d of dtypes ?? []) if (d !== 'fp16' && d !== 'bf16') throw new UsageError(`unknown dtype '${d}' (fp16, bf16)`);
   const cache = cacheFrom(values, io);
   const compiler = deps.compiler();
   const pruner = values['no-prune'] ? null : deps.pruner();
@@ -63,6 +66,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     jobs,
     ...(targets ? { targets } : {}),
     ...(variants?.length ? { variants } : {}),
+    ...(dtypes?.length ? { dtypes } : {}),
     ...(limit !== undefined ? { limit } : {}),
     ...(values['check-ir'] ? { checkIr: true } : {}),
     ...(progress ? { progress } : {}),

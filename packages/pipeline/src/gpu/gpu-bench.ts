@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { problemCandidates, type Problem } from '@rocke/conv-direct';
-import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
+import { openDevice, probeRuntime, unavailableMessage, type NativeBinding } from '@rocke/hip-runtime';
 import { geometricMean } from '../bench-report.js';
 import { KernelCache } from '../cache.js';
 import type { BenchRequest, CliIo, RunRequest } from '../cli-io.js';
@@ -220,6 +220,10 @@ export function benchTable(lines: readonly BenchLine[]): string {
  * that failed verification, and shapes without a cuDNN time when one was asked for.
  */
 export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ rows: JsonValue[]; failures: number }> {
+  const probe = probeRuntime(options.binding ? { binding: options.binding } : {});
+  if (!probe.available) {
+    throw new Error(`no GPU runtime is available on this machine; ${request.problems.length} problem(s) parsed, nothing timed\n${unavailableMessage('auto', probe.attempts, io.env)}`);
+  }
   const childOut = io.env[CHILD_OUT];
   const isolate = !childOut && (options.isolate ?? (options.binding === undefined && io.env['ROCKE_BENCH_ISOLATE'] !== '0'));
   let results: ShapeResult[];
