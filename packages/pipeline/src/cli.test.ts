@@ -260,7 +260,8 @@ describe('rocke run, report and bench', () => {
     writeFileSync(join(dir, 'junk.npy'), 'not numpy');
     expect((await go('junk.npy', 'w.npy')).stderr).toContain('--x junk.npy: not a .npy file (bad magic)');
     expect((await run(['run', '--x', 'x.npy', '--w', 'w.npy'])).stderr).toContain('run needs --out FILE.npy');
-    const gpu = await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy']);
+    // With the GPU seam left empty (no runConv), a GPU run says so and writes nothing.
+    const gpu = await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy'], { runConv: undefined });
     expect(gpu.code).toBe(1);
     expect(gpu.stderr).toContain('no GPU runtime is wired into this build');
     expect(existsSync(join(dir, 'o.npy'))).toBe(false);
@@ -289,7 +290,7 @@ describe('rocke run, report and bench', () => {
   it('reads the public suite for bench, and needs a GPU runtime to time it', async () => {
     const suite = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'suites', 'public.json');
     const shapes = (JSON.parse(readFileSync(suite, 'utf8')) as { shapes: unknown[] }).shapes.length;
-    const r = await run(['bench', '--suite', suite, '--verify']);
+    const r = await run(['bench', '--suite', suite, '--verify'], { bench: undefined });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`no GPU runtime is wired into this build; ${shapes} problem(s) parsed, nothing timed`);
     // Through the seam: the bench implementation gets the parsed problems and its rows become the report.

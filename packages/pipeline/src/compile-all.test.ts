@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { KernelCache } from './cache.js';
 import { compileAll, type JobStatus } from './compile-all.js';
 import { axpyFamily } from './families/axpy.js';
-import type { Family } from './family.js';
+import type { Family, KernelCandidate } from './family.js';
 import { LlvmToolchain, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
 import { elfPrunePruner } from './elf-prune-pruner.js';
 import { relabel } from './testing/relabel.js';
@@ -182,7 +182,11 @@ describe('compileAll engine', () => {
   it('filters by spec dtype, passing specs without one', async () => {
     const fam: Family = {
       ...listFamily(3),
-      candidates: () => [{ variant: 'v', spec: { i: 0, dtype: 'fp16' } }, { variant: 'v', spec: { i: 1, dtype: 'bf16' } }, { variant: 'v', spec: { i: 2 } }],
+      candidates: (): KernelCandidate[] => [
+        { variant: 'v', spec: { i: 0, dtype: 'fp16' } },
+        { variant: 'v', spec: { i: 1, dtype: 'bf16' } },
+        { variant: 'v', spec: { i: 2 } },
+      ],
     };
     const cache = tempCache();
     const r = await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], dtypes: ['bf16'], jobs: 1 });
