@@ -21,7 +21,7 @@ function blockText(text: string, prefix: string): string {
 
 describe('buildConvKernel', () => {
   it('names the kernel after the spec and takes the ABI table as parameters', () => {
-    for (const spec of [gfx950Spec(), sm90Spec({ double_buffer: true }), gfx950Spec({ variant: 'split_c' })]) {
+    for (const spec of [gfx950Spec(), sm90Spec({ double_buffer: true }), gfx950Spec({ variant: 'split_c' }), gfx950Spec({ variant: 'grouped', group_merge: 2 })]) {
       const k = buildConvKernel(spec);
       expect(k.name).toBe(kernelName(spec));
       const fn = k.module.getFunction(k.name)!;
@@ -84,7 +84,7 @@ describe('buildConvKernel', () => {
     }
   });
 
-  it('refuses invalid specs and the grouped variant with a reason', () => {
+  it('refuses invalid specs with the validation reason', () => {
     expect(() => buildConvKernel(gfx950Spec({ tile_w: 48 }))).toThrow(ConvKernelError);
     expect(() => buildConvKernel(gfx950Spec({ tile_w: 48 }))).toThrow(/tile_w 48 is not a multiple of the atom's N 32/);
     expect(() => buildConvKernel(gfx950Spec({ ck: 0 }))).toThrow(/ck must be >= 1/);

@@ -32,6 +32,7 @@ import { ATOMS, MAX_TENSOR_BYTES } from '../targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
 import { emitDecodeWorkgroup } from './grid-decode.js';
+import { usesAsyncCopy, weightPieceElems } from './schedule.js';
 
 /** How chunks move from global memory to LDS. */
 export type StagingSchedule =
@@ -74,6 +75,9 @@ export class ConvKernelError extends Error {
 /** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
 export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
 
+/** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
+const OFF_DIAGONAL = 0x40000000;
+
 /** The @rocke/ir atom of a spec: e.g. `32x32x16` + bf16 -> `32x32x16.bf16`, `m16n8k16` + fp16 -> `16x8x16.f16`. */
 export function irAtomName(spec: Spec): string {
   const a = ATOMS[spec.atom];
@@ -97,7 +101,6 @@ const isPow2 = (n: number): boolean => Number.isInteger(log2(n));
 export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKernel {
   const v = validate(spec);
   if (!v.ok) throw new ConvKernelError(`cannot build ${safeName(spec)}: ${v.reason}`);
-  if (spec.variant === 'grouped') throw new ConvKernelError(`cannot build ${kernelName(spec)}: the grouped variant has no kernel builder yet`);
   const target = options.target ?? getTarget(spec.target);
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
   return new ConvKernelBuilder(spec, target).build();
@@ -111,6 +114,18 @@ function safeName(spec: Spec): string {
   }
 }
 
+/**
+ * One piece of a weight staging slot (grouped: a slot's channels may straddle groups, so it loads
+ * in pieces of channels that share one group). `rel` (grouped only) is the piece's channel within
+ * its group at chunk 0, or a huge value when the piece is outside the tile: the piece is on the
+ * block diagonal at chunk i exactly when `rel + i*ck < cpg` (unsigned).
+ */
+interface WeightPiece {
+  readonly global: Value;
+  readonly rel: Value | undefined;
+  readonly elems: number;
+}
+
 /** One hoisted staging slot: where its 16 (or fragA*2) bytes come from and go. */
 interface StagingSlot {
   /** Byte offset in the global tensor of channel chunk 0, or the sentinel. */
@@ -122,6 +137,25 @@ interface StagingSlot {
    * the LDS write (several threads writing one shared scratch tail would be a data race).
    */
   readonly inTile: Value | undefined;
+  /** Weights only: the pieces that make up the slot (one for dense and split_c). */
+  readonly pieces?: readonly WeightPiece[];
+}
+
+/** The channels one workgroup reduces and produces (dense / split_c / grouped). */
+interface ChannelPlan {
+  /** First output channel of the tile inside its (merged) block, and the block's channel count. */
+  readonly kBase: Value;
+  readonly kLimit: Value;
+  /** Grouped: global output channel of the merged block's first channel (dense: none, 0). */
+  readonly kOffset: Value | undefined;
+  /** Global input channel of x read at chunk 0. */
+  readonly xChannel0: Value;
+  /** Input channel of chunk 0 within the block whose weights are read (dense: global). */
+  readonly wChannel0: Value;
+  /** Elements per weight row (C, or cpg for grouped). */
+  readonly wRowElems: Value;
+  readonly trips: Value;
+  readonly grouped: { readonly cpg: Value; readonly kpg: Value } | undefined;
 }
 
 class ConvKernelBuilder {
@@ -137,8 +171,9 @@ class ConvKernelBuilder {
   private readonly xStageBytes: number;
   private readonly wStageBytes: number;
   private readonly stages: number;
-  /** Vector elements of one weight staging slot. */
+  /** Vector elements of one weight staging slot, and of the pieces it loads in. */
   private readonly wSlotElems: number;
+  private readonly wPieceElems: number;
 
   constructor(
     private readonly spec: Spec,
@@ -157,11 +192,15 @@ class ConvKernelBuilder {
     if (!this.ldmatrix && !isLaneContiguous(weightCoord(this.atom), this.atom.lanes, this.atom.aType.count)) {
       throw new ConvKernelError(`atom ${this.atom.name}: A fragments are neither lane-contiguous nor ldmatrix tiles`);
     }
-    this.schedule = spec.double_buffer && t.asyncCopy !== undefined && this.weightLayout === 'swizzled-rows' ? 'async-copy' : 'register-prefetch';
     this.stages = spec.double_buffer ? 2 : 1;
     this.xStageBytes = ELEMENT_BYTES * (this.g.ldsXElems + this.g.ldsXTail);
     this.wStageBytes = ELEMENT_BYTES * (this.g.ldsWElems + this.g.ldsWTail);
     this.wSlotElems = this.weightLayout === 'fragment' ? this.atom.aType.count : 8;
+    this.wPieceElems = weightPieceElems(spec, this.wSlotElems);
+    // cp.async moves whole 16-byte chunks: grouped weights in smaller pieces use register prefetch.
+    const async = usesAsyncCopy(spec);
+    if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
+    this.schedule = async ? 'async-copy' : 'register-prefetch';
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -212,10 +251,14 @@ class ConvKernelBuilder {
     const Ho = arg('Ho');
     const Wo = arg('Wo');
     const K = arg('K');
-    const C = arg('C');
     const nWt = b.udiv(b.add(Wo, spec.tile_w - 1), spec.tile_w, 'w.tiles');
     const nHt = b.udiv(b.add(Ho, spec.tile_h - 1), spec.tile_h, 'h.tiles');
-    const nKt = b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles');
+    const grouped = spec.variant === 'grouped';
+    const gm = spec.group_merge;
+    // Grouped: output-channel tiles of each merged block of gm groups (gm*kpg channels), blocks one after another.
+    const mergedK = grouped ? b.mul(arg('kpg'), gm, 'merged.k') : K;
+    const ktPerBlock = b.udiv(b.add(mergedK, spec.tile_k - 1), spec.tile_k, 'k.tiles.per.block');
+    const nKt = grouped ? b.mul(b.udiv(arg('groups'), gm), ktPerBlock, 'k.tiles') : ktPerBlock;
     const perImage = b.mul(nWt, nHt, 'cells.per.image');
     const cells = b.mul(perImage, arg('N'), 'cells');
     let wgid = t.workgroupId(b, 'x');
@@ -234,27 +277,18 @@ class ConvKernelBuilder {
     const hTile = b.udiv(st, nWt, 'h.tile');
     const oh0 = b.mul(hTile, spec.tile_h, 'oh0');
     const ow0 = b.mul(wTile, spec.tile_w, 'ow0');
-    const kBase = b.mul(kTile, spec.tile_k, 'k.base');
     const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
     const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
-
-    // ---- channel range of this workgroup
-    let cStart: Value = b.i32(0);
-    let cCount = C;
-    if (split && splitIdx) {
-      cCount = b.udiv(C, arg('splits'), 'c.per.split');
-      cStart = b.mul(splitIdx, cCount, 'c.start');
-    }
-    // max(C/ck, 1): never zero trips, so LLVM needs no zero-trip guard before the prefetch.
-    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
+    const ch = grouped ? this.groupedChannels(b, kTile, ktPerBlock, mergedK) : this.denseChannels(b, kTile, splitIdx);
 
     // ---- buffers
     const xBuf = t.globalBuffer(b, arg('x'), arg('x_bytes'));
     const wBuf = t.globalBuffer(b, arg('w'), arg('w_bytes'));
 
-    // ---- hoisted staging metadata (no compare/select inside the channel loop)
-    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, cStart);
-    const wSlots = this.wStagingSlots(b, tid, kBase, cStart);
+    // ---- hoisted staging metadata (no compare/select inside the dense channel loop)
+    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, ch.xChannel0);
+    const wSlots = this.wStagingSlots(b, tid, ch);
+    const trips = ch.trips;
 
     // ---- LDS bases
     const xBase = (stage: Value | number) => (typeof stage === 'number' ? b.i32(stage * this.xStageBytes) : b.mul(stage, this.xStageBytes));
@@ -268,12 +302,22 @@ class ConvKernelBuilder {
     // ---- staging primitives
     const chunkBytes = (chunk: Value) => b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
     const xVec = vec(8, this.elem);
-    const wVec = vec(this.wSlotElems, this.elem);
+    const pieceVec = vec(this.wPieceElems, this.elem);
+    // Byte offset of a weight piece at `chunk`; grouped pieces off the block diagonal read zero.
+    const pieceOffset = (pc: WeightPiece, chunk: Value, off: Value): Value => {
+      const at = b.add(pc.global, off);
+      if (!pc.rel || !ch.grouped) return at;
+      const rel = b.add(pc.rel, b.mul(chunk, spec.ck));
+      return b.select(b.icmp('ult', rel, ch.grouped.cpg), at, SENTINEL_OFFSET);
+    };
     const loadChunk = (chunk: Value): Value[] => {
       const off = chunkBytes(chunk);
       return [
         ...xSlots.map((s) => t.globalLoad(b, xBuf, b.add(s.global, off), xVec, { align: 16 })),
-        ...wSlots.map((s) => t.globalLoad(b, wBuf, b.add(s.global, off), wVec, { align: 2 * this.wSlotElems })),
+        ...wSlots.map((s) => {
+          const parts = s.pieces!.map((pc) => t.globalLoad(b, wBuf, pieceOffset(pc, chunk, off), pieceVec, { align: 2 * this.wPieceElems }));
+          return concat(b, parts, this.wSlotElems);
+        }),
       ];
     };
     const guarded = (s: StagingSlot, f: () => void) => (s.inTile ? b.ifThen(s.inTile, f, 'stage.tail') : f());
@@ -289,7 +333,7 @@ class ConvKernelBuilder {
       const xb = xBase(stage);
       const wb = wBase(stage);
       for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, b.add(s.global, off), ldsAt(b.add(xb, s.lds))));
-      for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, b.add(s.global, off), ldsAt(b.add(wb, s.lds))));
+      for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, pieceOffset(s.pieces![0]!, chunk, off), ldsAt(b.add(wb, s.lds))));
       cp.commit(b);
     };
     const iglp = () => {
@@ -337,7 +381,7 @@ class ConvKernelBuilder {
     }
 
     // ---- epilogue
-    this.emitEpilogue(b, accs, { lane, wm, wn, n, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
+    this.emitEpilogue(b, accs, { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx });
   }
 
   /** X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride. */
@@ -366,8 +410,53 @@ class ConvKernelBuilder {
     return slots;
   }
 
+  /** Dense and split_c: tile k of all K channels; split s reduces channels [s*C/splits, (s+1)*C/splits). */
+  private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
+    const { spec } = this;
+    const C = b.arg('C');
+    let cStart: Value = b.i32(0);
+    let cCount = C;
+    if (splitIdx) {
+      cCount = b.udiv(C, b.arg('splits'), 'c.per.split');
+      cStart = b.mul(splitIdx, cCount, 'c.start');
+    }
+    // max(C/ck, 1): never zero trips, so LLVM needs no zero-trip guard before the prefetch.
+    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
+    return { kBase: b.mul(kTile, spec.tile_k, 'k.base'), kLimit: b.arg('K'), kOffset: undefined, xChannel0: cStart, wChannel0: cStart, wRowElems: C, trips, grouped: undefined };
+  }
+
+  /**
+   * Grouped: tile `kt` of merged block `mb` (gm adjacent groups: gm*cpg input, gm*kpg output
+   * channels). Only the channel chunks that overlap the input channels of the tile's own groups are
+   * visited; off-diagonal weights inside them are zeroed at staging.
+   */
+  private groupedChannels(b: Builder, kTile: Value, ktPerBlock: Value, mergedK: Value): ChannelPlan {
+    const { spec } = this;
+    const cpg = b.arg('cpg');
+    const kpg = b.arg('kpg');
+    const mergedC = b.mul(cpg, spec.group_merge, 'merged.c');
+    const block = b.udiv(kTile, ktPerBlock, 'merged.block');
+    const kBase = b.mul(b.urem(kTile, ktPerBlock), spec.tile_k, 'k.base');
+    const kEnd = b.umin(b.add(kBase, spec.tile_k), mergedK);
+    const firstGroup = b.udiv(kBase, kpg, 'group.first');
+    const lastGroup = b.udiv(b.sub(kEnd, 1), kpg, 'group.last');
+    const chunkLo = b.udiv(b.mul(firstGroup, cpg), spec.ck, 'chunk.lo');
+    const chunkHi = b.udiv(b.add(b.mul(b.add(lastGroup, 1), cpg), spec.ck - 1), spec.ck, 'chunk.hi');
+    const wChannel0 = b.mul(chunkLo, spec.ck, 'c.lo');
+    return {
+      kBase,
+      kLimit: mergedK,
+      kOffset: b.mul(block, mergedK, 'k.block'),
+      xChannel0: b.add(b.mul(block, mergedC), wChannel0, 'x.c0'),
+      wChannel0,
+      wRowElems: cpg,
+      trips: b.umax(b.sub(chunkHi, chunkLo), 1, 'chunks'),
+      grouped: { cpg, kpg },
+    };
+  }
+
   /** W staging: MFMA fragment slots (AMD) or 16-byte chunks of swizzled ck-channel rows (sm_90). */
-  private wStagingSlots(b: Builder, tid: Value, kBase: Value, cStart: Value): StagingSlot[] {
+  private wStagingSlots(b: Builder, tid: Value, ch: ChannelPlan): StagingSlot[] {
     const { spec, g, atom } = this;
     const RS = spec.R * spec.S;
     const slots: StagingSlot[] = [];
@@ -388,7 +477,7 @@ class ConvKernelBuilder {
         const mt = b.urem(rest2, g.mTiles);
         tap = b.udiv(rest2, g.mTiles);
         const first = atom.aAt(b, fl, 0);
-        kOut = b.add(kBase, b.add(b.mul(mt, atom.m), first.row));
+        kOut = b.add(ch.kBase, b.add(b.mul(mt, atom.m), first.row));
         c = b.add(b.mul(ka, atom.k), first.col);
         ldsIdx = b.mul(v, this.wSlotElems);
       } else {
@@ -397,17 +486,30 @@ class ConvKernelBuilder {
         const row = b.udiv(v, L);
         const krow = b.urem(row, spec.tile_k);
         tap = b.udiv(row, spec.tile_k);
-        kOut = b.add(kBase, krow);
+        kOut = b.add(ch.kBase, krow);
         c = b.mul(c8, 8);
         ldsIdx = b.add(b.mul(row, spec.ck), b.mul(b.xor(c8, swizzleOf(b, krow, L)), 8));
       }
-      let valid = b.icmp('ult', kOut, b.arg('K'));
+      let valid = b.icmp('ult', kOut, ch.kLimit);
       const inTile = uneven ? b.icmp('ult', v, vectors) : undefined;
       if (inTile) valid = b.and(valid, inTile);
-      const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), b.arg('C')), b.add(c, cStart));
-      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
+      const kGlobal = ch.kOffset ? b.add(ch.kOffset, kOut) : kOut;
+      const row = b.mul(b.add(b.mul(kGlobal, RS), tap), ch.wRowElems);
+      const pieces: WeightPiece[] = [];
+      for (let p = 0; p < this.wSlotElems / this.wPieceElems; p++) {
+        const cl = b.add(b.add(ch.wChannel0, c), p * this.wPieceElems);
+        if (ch.grouped) {
+          // Channel within the row's own group at chunk 0 (negative or >= cpg: off the diagonal).
+          const rel = b.sub(cl, b.mul(b.udiv(kOut, ch.grouped.kpg), ch.grouped.cpg));
+          const global = b.mul(b.add(row, rel), ELEMENT_BYTES, `w.goff${j}.${p}`);
+          pieces.push({ global, rel: b.select(valid, rel, OFF_DIAGONAL, `w.rel${j}.${p}`), elems: this.wPieceElems });
+        } else {
+          const global = b.select(valid, b.mul(b.add(row, cl), ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
+          pieces.push({ global, rel: undefined, elems: this.wPieceElems });
+        }
+      }
       const lds = b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
-      slots.push({ global, lds, inTile });
+      slots.push({ global: pieces[0]!.global, lds, inTile, pieces });
     }
     return slots;
   }
@@ -537,6 +639,7 @@ class ConvKernelBuilder {
     const sliceBase = split && o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
     const imageBase = b.add(sliceBase, b.mul(o.n, b.arg('y_stride_n')), 'y.image');
     const kWave = b.add(o.kBase, b.mul(o.wm, g.mTilesPerWave * atom.m), 'k.wave');
+    const imageK = o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
     const hWave = b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave');
     const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
@@ -549,8 +652,8 @@ class ConvKernelBuilder {
           for (const { run, c } of laneRuns) {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
             const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
-            const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.K)));
-            const elem = b.add(b.add(imageBase, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
+            const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+            const elem = b.add(b.add(imageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
             const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
@@ -570,10 +673,12 @@ interface EpilogueInputs {
   n: Value;
   oh0: Value;
   ow0: Value;
+  /** First output channel of the tile within its block, the block's channel count, and the block's first global channel. */
   kBase: Value;
+  kLimit: Value;
+  kOffset: Value | undefined;
   Ho: Value;
   Wo: Value;
-  K: Value;
   splitIdx: Value | undefined;
 }
 
@@ -599,3 +704,4 @@ function concat(b: Builder, parts: Value[], count: number): Value {
   if (elems.length !== count) throw new ConvKernelError(`fragment parts hold ${elems.length} elements, expected ${count}`);
   return b.vector(elems);
 }
+

@@ -2,7 +2,8 @@
  * The configs whose emitted IR is pinned by SHA-256 (per LLVM flavor) in goldens.json, after the
  * upstream byte-identity list (rocke-notes §7) adapted to our targets: every atom, both dtypes,
  * strides 1 and 2, 1x1 / 3x3 / 5x5 filters, uneven staging passes, swizzle on and off, iglp,
- * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90; plus the split_c variant.
+ * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90; plus split_c and grouped
+ * (group_merge, whole and split weight pieces).
  */
 import type { Spec } from '../spec.js';
 
@@ -57,4 +58,8 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90-5x5-p2-fp16-db', spec: { ...sm90, R: 5, S: 5, pad_h: 2, pad_w: 2, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1 } },
   { name: 'gfx950-split-c', spec: { ...base, variant: 'split_c' } },
   { name: 'sm90-split-c-db', spec: { ...sm90, variant: 'split_c', tile_w: 16, tile_k: 128, waves_n: 4 } },
+  { name: 'gfx950-grouped-gm8', spec: { ...base, variant: 'grouped', group_merge: 8, atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1 } },
+  { name: 'gfx942-grouped-gm4-fp16', spec: { ...base, target: 'gfx942', variant: 'grouped', group_merge: 4, atom: '16x16x16', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1 } },
+  { name: 'sm90-grouped-gm4-db', spec: { ...sm90, variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, waves_m: 1 } },
+  { name: 'sm90-grouped-gm8-pieces', spec: { ...sm90, variant: 'grouped', group_merge: 8, tile_w: 16, tile_k: 32, waves_m: 1 } },
 ];

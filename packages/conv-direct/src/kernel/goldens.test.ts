@@ -44,6 +44,8 @@ describe('golden configs', () => {
     expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
     expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 5]));
     expect(new Set(specs.map((s) => s.double_buffer))).toEqual(new Set([true, false]));
+    expect(new Set(specs.map((s) => s.variant))).toEqual(new Set(['dense', 'split_c', 'grouped']));
+    expect(new Set(specs.filter((s) => s.variant === 'grouped').map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
     expect(specs.some((s) => s.waves_per_eu === 3) && specs.some((s) => s.iglp === 1) && specs.some((s) => !s.chiplet_swizzle && s.target !== 'sm_90')).toBe(true);
   });
 
@@ -77,7 +79,7 @@ describe('golden configs', () => {
       expect(r.ptx).toContain(`.entry ${k.name}(`);
       expect(r.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(bf16|f16)\.(bf16|f16)\.f32/);
       expect(r.ptx).toMatch(/ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/);
-      if (spec.double_buffer) expect(r.ptx).toMatch(/cp\.async\.cg\.shared\.global/);
+      if (k.schedule === 'async-copy') expect(r.ptx).toMatch(/cp\.async\.cg\.shared\.global/);
       if (r.ptxasLog !== undefined && predictedSpill === null) expect(r.ptxasLog).toMatch(/\b0 bytes spill stores, 0 bytes spill loads/);
     }
   });

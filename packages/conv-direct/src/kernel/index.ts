@@ -13,3 +13,4 @@ export {
 export { chipletRemap, decodeWorkgroup, emitDecodeWorkgroup } from './grid-decode.js';
 export { activationCoord, matrixOrigins, outputCoord, vectorRuns, weightCoord, type OperandCoord, type Run, type StorageCoord } from './fragments.js';
 export { interpretConv, type CpuRunOptions, type CpuRunResult } from './cpu-run.js';
+export { groupedChannelAlignment, usesAsyncCopy, weightPieceElems } from './schedule.js';
