@@ -5,6 +5,7 @@
 import { specGeometry, type Spec } from './spec.js';
 import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
+import { usesAsyncCopy } from './kernel/schedule.js';
 
 /** Live 32-bit registers per lane in the channel loop, by role. */
 export interface RegisterEstimate {
@@ -37,8 +38,7 @@ export function registerEstimate(spec: Spec): RegisterEstimate {
   const dwordsB = g.atom.fragB / 2;
   const acc = g.accPerLane;
   // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers.
-  const asyncCopy = target.vendor === 'nvidia' && spec.double_buffer;
-  const prefetch = asyncCopy ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
+  const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
   const bFrags = ((g.rowsPerWave - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
   const waves = spec.waves_m * spec.waves_n;
