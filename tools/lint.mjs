@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Workspace lint: keeps the package graph of DESIGN.md §2 and a few source rules.
 //   node tools/lint.mjs [packageDir]   (default: every package)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 
 /** Which siblings each package may import (DESIGN.md §2). */
@@ -17,7 +17,9 @@ const allowed = {
 
 const root = resolve(import.meta.dirname, '..');
 const arg = process.argv[2];
-const dirs = arg ? [resolve(arg)] : readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p));
+const dirs = arg
+  ? [resolve(arg)]
+  : readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p)).filter((d) => existsSync(join(d, 'package.json')));
 const problems = [];
 
 function* sources(dir) {

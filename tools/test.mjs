@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const packages = readdirSync(join(root, 'packages')).sort();
+const packages = readdirSync(join(root, 'packages')).filter((p) => existsSync(join(root, 'packages', p, 'package.json'))).sort();
 const reportOf = (p) => join(root, 'packages', p, 'test-results.json');
 for (const p of packages) rmSync(reportOf(p), { force: true });
 
