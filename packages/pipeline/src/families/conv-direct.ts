@@ -1,4 +1,4 @@
-import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
+import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, VARIANTS, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
 import { getTarget, printModule, VERSION as IR_VERSION } from '@rocke/ir';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../hash.js';
@@ -7,11 +7,8 @@ import type { TargetName } from '../llvm-toolchain.js';
 /** Cache family name of the direct forward-convolution kernels. */
 export const CONV_DIRECT_FAMILY = 'direct_fwd';
 
-/**
- * Variants conv-direct's `buildConvKernel` can build today. `grouped` joins when its builder
- * lands (a test fails as soon as conv-direct builds grouped specs, as a reminder to add it here).
- */
-export const BUILDABLE_VARIANTS: readonly Variant[] = ['dense', 'split_c'];
+/** Variants conv-direct's `buildConvKernel` builds: all of them (dense, split_c, grouped). */
+export const BUILDABLE_VARIANTS: readonly Variant[] = VARIANTS;
 
 /** Options of {@link convDirectFamily}. */
 export interface ConvDirectFamilyOptions {
