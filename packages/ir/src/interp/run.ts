@@ -9,6 +9,7 @@
 import type { IrFunction } from '../ir.js';
 import type { Module } from '../module.js';
 import { getTarget } from '../targets/index.js';
+import { validateModule } from '../validate.js';
 import type { Target, TargetName } from '../targets/target.js';
 import type { Type } from '../types.js';
 import { typeToString } from '../types.js';
@@ -216,6 +217,9 @@ export function interpret(module: Module, kernelName: string, options: Interpret
     const kernels = module.functions.filter((f) => f.blocks.length > 0).map((f) => f.name);
     throw new InterpretError(`no function @${kernelName} in the module (defined: ${kernels.join(', ') || 'none'})`);
   }
+  // Invalid IR (a use its definition does not dominate, a phi missing a predecessor) would run as garbage: refuse it first.
+  const problems = validateModule(module);
+  if (problems.length > 0) throw new InterpretError(`the module is not valid IR: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
   const grid = checkDim('grid', options.grid);
   const block = checkDim('block', options.block);
   const threads = block[0] * block[1] * block[2];

@@ -150,3 +150,21 @@ describe('grid', () => {
     expect(runOnce()).toEqual(a);
   });
 });
+
+describe('invalid IR', () => {
+  it('is refused before it runs (a use not dominated by its definition)', () => {
+    const t = getTarget('gfx950');
+    const m = t.createModule();
+    const b = t.kernel(m, 'k', [{ name: 'out', type: ptr(1) }], { workgroupSize: 1, ids: { workitem: [], workgroup: [] } });
+    const late = b.newBlock('late');
+    const early = b.newBlock('early');
+    b.br(early);
+    b.setBlock(late);
+    const v = b.add(b.ptrtoint(b.arg('out'), i32), 1);
+    b.ret();
+    b.setBlock(early);
+    b.store(v, b.arg('out'));
+    b.ret();
+    expect(() => interpret(m, 'k', { target: t, grid: [1, 1, 1], block: [1, 1, 1], args: [new Int32Array(1)] })).toThrow(/the module is not valid IR: /);
+  });
+});
