@@ -126,6 +126,24 @@ describe('LDS', () => {
   });
 });
 
+describe('LDS across workgroups', () => {
+  it('race marks of one workgroup do not leak into the next', () => {
+    const m = gfx950.createModule();
+    const s = m.addGlobal({ name: 's', valueType: array(1, i32), addrspace: 3 });
+    const b = gfx950.kernel(m, 'k', [{ name: 'out', type: ptr(1) }], { workgroupSize: 2, ids: { workitem: ['x'], workgroup: ['x'] } });
+    const tid = gfx950.workitemId(b, 'x');
+    const wg = gfx950.workgroupId(b, 'x');
+    // Thread 0 reads the word, thread 1 (running after it) writes it: a race only if both were in one interval.
+    b.ifThen(b.icmp('eq', tid, 0), () => b.store(b.load(i32, s), b.gep(i32, b.arg('out'), [wg])));
+    gfx950.barrier(b);
+    b.ifThen(b.icmp('eq', tid, 1), () => b.store(b.add(wg, 7), s));
+    b.ret();
+    const out = new Int32Array(3);
+    interpret(m, 'k', { target: gfx950, grid: [3, 1, 1], block: [2, 1, 1], args: [out], ldsFill: 0 });
+    expect(Array.from(out)).toEqual([0, 0, 0]);
+  });
+});
+
 describe('AMD raw buffer range checking (per dword against num_records)', () => {
   /** out = buffer.load<T>(rsrc(x, numRecords), off); the buffer holds 1, 2, 3, ... as floats. */
   function load(type: Type, numRecords: number, off: number, x: Float32Array) {

@@ -140,7 +140,7 @@ export interface Region {
 export class Lds {
   readonly view: DataView;
   readonly bytes: Uint8Array;
-  /** Epoch counter: bumped at every released barrier. */
+  /** Epoch counter: bumped at every released barrier and every new workgroup (so marks never need clearing). */
   epoch = 1;
   private readonly wEpoch: Int32Array | undefined;
   private readonly wThread: Int32Array | undefined;
@@ -148,7 +148,7 @@ export class Lds {
   /** Last reader thread of the epoch, or -2 when several threads read it. */
   private readonly rThread: Int32Array | undefined;
 
-  constructor(readonly size: number, fill: number, detectRaces: boolean) {
+  constructor(readonly size: number, private readonly fill: number, detectRaces: boolean) {
     const buf = new ArrayBuffer(size);
     this.view = new DataView(buf);
     this.bytes = new Uint8Array(buf);
@@ -161,8 +161,10 @@ export class Lds {
     }
   }
 
-  get detecting(): boolean {
-    return this.wEpoch !== undefined;
+  /** Makes this the LDS of a fresh workgroup: contents back to the fill byte, no race marks in force. */
+  reset(): void {
+    this.bytes.fill(this.fill);
+    this.epoch++;
   }
 
   /** Bounds check (and race bookkeeping) for an access of `size` bytes at `off` by `thread`. */

@@ -247,10 +247,14 @@ export function interpret(module: Module, kernelName: string, options: Interpret
   const budget = { left: options.maxInstructions ?? 2e9 };
   let executed = 0;
   const detect = options.detectRaces ?? true;
+  // One LDS for the launch, reset per workgroup (workgroups never overlap here).
+  machine.lds = new Lds(ldsBytes, fill, detect);
+  let firstWorkgroup = true;
   for (let gz = 0; gz < grid[2]; gz++) {
     for (let gy = 0; gy < grid[1]; gy++) {
       for (let gx = 0; gx < grid[0]; gx++) {
-        machine.lds = new Lds(ldsBytes, fill, detect);
+        if (!firstWorkgroup) machine.lds.reset();
+        firstWorkgroup = false;
         template[S_WG_X] = gx;
         template[S_WG_Y] = gy;
         template[S_WG_Z] = gz;
