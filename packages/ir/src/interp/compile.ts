@@ -8,6 +8,7 @@
 import type { Block, Constant, GlobalVariable, Instruction, IrFunction, Value } from '../ir.js';
 import { operandsOf } from '../ir.js';
 import type { Module } from '../module.js';
+import { printModule } from '../printer.js';
 import type { Target } from '../targets/target.js';
 import type { Type } from '../types.js';
 import { alignOf, sizeOf, typeToString } from '../types.js';
@@ -43,6 +44,7 @@ export interface Segment {
 
 /** A compiled kernel. */
 export interface Program {
+  readonly module: Module;
   readonly fn: IrFunction;
   /** Register file with constants and globals in place; arguments are filled per launch. */
   readonly template: Regs;
@@ -92,6 +94,37 @@ function asLocated(e: unknown, where: string): unknown {
   if (e instanceof InterpretError) return e.locate(where);
   if (e instanceof TypeError || e instanceof RangeError) return new InterpretError(e.message, where);
   return e;
+}
+
+/**
+ * The printed text of `inst` (what `printModule` writes for it, with its `%N` numbering), or
+ * undefined when the module cannot be printed. Only used when reporting an error.
+ */
+export function instructionText(module: Module, fn: IrFunction, inst: Instruction): string | undefined {
+  let lines: string[];
+  try {
+    lines = printModule(module).split('\n');
+  } catch {
+    return undefined;
+  }
+  const def = lines.findIndex((l) => l.startsWith('define ') && (l.includes(`@${fn.name}(`) || l.includes(`@"${fn.name}"(`)));
+  if (def < 0) return undefined;
+  // Definition layout: the define line, then per block an optional blank line, a label line and one line per instruction.
+  let at = def + 1;
+  for (const [n, b] of fn.blocks.entries()) {
+    if (n > 0) at++;
+    at++;
+    const i = b.instructions.indexOf(inst);
+    if (i >= 0) return lines[at + i]?.trim();
+    at += b.instructions.length;
+  }
+  return undefined;
+}
+
+/** {@link locate} plus the printed instruction. */
+export function withText(module: Module, fn: IrFunction, inst: Instruction): string {
+  const text = instructionText(module, fn, inst);
+  return text ? `${locate(fn, inst)} \`${text}\`` : locate(fn, inst);
 }
 
 /** Where each instruction sits, for error messages. */
@@ -212,7 +245,7 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
           seg.insts.push(inst);
         }
       } catch (e) {
-        throw asLocated(e, locate(fn, inst));
+        throw asLocated(e, withText(module, fn, inst));
       }
     }
     if (!seg.end && !pendingJumps.some((p) => p.seg === seg)) throw new InterpretError(`block %${block.name} of @${fn.name} has no terminator`);
@@ -234,11 +267,11 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
         seg.end = { kind: END_JUMP, inst, next: (r) => (r[c] ? t(r) : f(r)) };
       }
     } catch (e) {
-      throw asLocated(e, locate(fn, inst));
+      throw asLocated(e, withText(module, fn, inst));
     }
   }
 
-  return { fn, template, argSlots, segments, staticLds: layout.staticBytes, dynamicOffset: layout.dynamicOffset };
+  return { module, fn, template, argSlots, segments, staticLds: layout.staticBytes, dynamicOffset: layout.dynamicOffset };
 }
 
 /** The phi assignments on edge `from → to`, as one parallel move (reads all sources before writing). */

@@ -13,7 +13,7 @@ import { validateModule } from '../validate.js';
 import type { Target, TargetName } from '../targets/target.js';
 import type { Type } from '../types.js';
 import { typeToString } from '../types.js';
-import { END_BARRIER, END_COLLECTIVE, END_JUMP, END_RET, compileKernel, locate } from './compile.js';
+import { END_BARRIER, END_COLLECTIVE, END_JUMP, END_RET, compileKernel, locate, withText } from './compile.js';
 import type { Program, Segment } from './compile.js';
 import { InterpretError } from './errors.js';
 import {
@@ -202,7 +202,7 @@ function runLane(prog: Program, L: Lane, budget: { left: number }): number {
     if (!(e instanceof InterpretError)) throw e;
     const inst = i >= 0 ? seg.insts[i] : seg.end.inst;
     const who = `thread (${r[S_TID_X]},${r[S_TID_Y]},${r[S_TID_Z]}) of workgroup (${r[S_WG_X]},${r[S_WG_Y]},${r[S_WG_Z]})`;
-    throw e.locate(inst ? `${locate(prog.fn, inst)}, ${who}` : who);
+    throw e.locate(inst ? `${withText(prog.module, prog.fn, inst)}, ${who}` : who);
   }
   budget.left -= count;
   return count;
