@@ -59,11 +59,17 @@ export interface InterpretOptions {
   readonly detectRaces?: boolean;
   /** Stop with an error after this many executed instructions (default 2e9): a hung kernel fails instead of spinning. */
   readonly maxInstructions?: number;
+  /**
+   * Run only these workgroups, in this order (default: the whole grid). For spot checks of large
+   * launches: the others write nothing. Ids still see the full `grid`.
+   */
+  readonly workgroups?: readonly Dim3[];
 }
 
 export interface InterpretResult {
   /** IR instructions executed over all threads (every instruction but phis; a barrier or collective counts once per thread). */
   readonly instructions: number;
+  /** Workgroups (and threads) that ran. */
   readonly workgroups: number;
   readonly threads: number;
   /** Wall time of the run, compile included. */
@@ -246,33 +252,45 @@ export function interpret(module: Module, kernelName: string, options: Interpret
   const ws = target.waveSize;
   const budget = { left: options.maxInstructions ?? 2e9 };
   let executed = 0;
+  let ran = 0;
   const detect = options.detectRaces ?? true;
   // One LDS for the launch, reset per workgroup (workgroups never overlap here).
   machine.lds = new Lds(ldsBytes, fill, detect);
   let firstWorkgroup = true;
-  for (let gz = 0; gz < grid[2]; gz++) {
-    for (let gy = 0; gy < grid[1]; gy++) {
-      for (let gx = 0; gx < grid[0]; gx++) {
-        if (!firstWorkgroup) machine.lds.reset();
-        firstWorkgroup = false;
-        template[S_WG_X] = gx;
-        template[S_WG_Y] = gy;
-        template[S_WG_Z] = gz;
-        const lanes: Lane[] = [];
-        for (let t = 0; t < threads; t++) {
-          const r = template.slice();
-          r[S_TID_X] = t % block[0];
-          r[S_TID_Y] = Math.floor(t / block[0]) % block[1];
-          r[S_TID_Z] = Math.floor(t / (block[0] * block[1]));
-          r[S_LANE] = t % ws;
-          r[S_THREAD] = t;
-          lanes.push({ r, seg: 0, status: RUNNING });
-        }
-        executed += runWorkgroup(prog, lanes, ws, machine, budget);
-      }
+  for (const [gx, gy, gz] of workgroupOrder(grid, options.workgroups)) {
+    if (!firstWorkgroup) machine.lds.reset();
+    firstWorkgroup = false;
+    template[S_WG_X] = gx;
+    template[S_WG_Y] = gy;
+    template[S_WG_Z] = gz;
+    const lanes: Lane[] = [];
+    for (let t = 0; t < threads; t++) {
+      const r = template.slice();
+      r[S_TID_X] = t % block[0];
+      r[S_TID_Y] = Math.floor(t / block[0]) % block[1];
+      r[S_TID_Z] = Math.floor(t / (block[0] * block[1]));
+      r[S_LANE] = t % ws;
+      r[S_THREAD] = t;
+      lanes.push({ r, seg: 0, status: RUNNING });
     }
+    executed += runWorkgroup(prog, lanes, ws, machine, budget);
+    ran++;
   }
-  return { instructions: executed, workgroups: grid[0] * grid[1] * grid[2], threads: threads * grid[0] * grid[1] * grid[2], seconds: (performance.now() - t0) / 1000 };
+  return { instructions: executed, workgroups: ran, threads: threads * ran, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The workgroups to run: the whole grid (x fastest, then y, then z), or the caller's list, checked against the grid. */
+function* workgroupOrder(grid: Dim3, only: readonly Dim3[] | undefined): Generator<Dim3> {
+  if (only) {
+    for (const w of only) {
+      if (!Array.isArray(w) || w.length !== 3 || !w.every((v, i) => Number.isInteger(v) && v >= 0 && v < grid[i]!)) {
+        throw new InterpretError(`workgroup ${JSON.stringify(w)} is not inside the grid [${grid.join(', ')}]`);
+      }
+      yield w;
+    }
+    return;
+  }
+  for (let gz = 0; gz < grid[2]; gz++) for (let gy = 0; gy < grid[1]; gy++) for (let gx = 0; gx < grid[0]; gx++) yield [gx, gy, gz];
 }
 
 function describeWait(prog: Program, L: Lane): string {

@@ -168,3 +168,19 @@ describe('invalid IR', () => {
     expect(() => interpret(m, 'k', { target: t, grid: [1, 1, 1], block: [1, 1, 1], args: [new Int32Array(1)] })).toThrow(/the module is not valid IR: /);
   });
 });
+
+describe('workgroup subsets', () => {
+  it('runs only the listed workgroups, in order, with ids of the full grid', () => {
+    const t = getTarget('sm_90');
+    const m = kernel(t, (b, tid) => {
+      const wg = t.workgroupId(b, 'x');
+      const n = b.intrinsic('llvm.nvvm.read.ptx.sreg.nctaid.x', i32, []);
+      b.ifThen(b.icmp('eq', tid, 0), () => b.store(b.add(b.mul(n, 100), wg), b.gep(i32, b.arg('out'), [wg])));
+    }, undefined, 32);
+    const out = new Int32Array(8).fill(-1);
+    const res = interpret(m, 'k', { target: t, grid: [8, 1, 1], block: [32, 1, 1], args: [out], workgroups: [[5, 0, 0], [2, 0, 0]] });
+    expect(Array.from(out)).toEqual([-1, -1, 802, -1, -1, 805, -1, -1]);
+    expect([res.workgroups, res.threads]).toEqual([2, 64]);
+    expect(() => interpret(m, 'k', { target: t, grid: [8, 1, 1], block: [32, 1, 1], args: [out], workgroups: [[8, 0, 0]] })).toThrow(/workgroup \[8,0,0\] is not inside the grid \[8, 1, 1\]/);
+  });
+});
