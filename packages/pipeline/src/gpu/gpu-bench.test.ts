@@ -11,7 +11,7 @@ import type { BenchRequest, CliIo } from '../cli-io.js';
 import { summarizeBench } from '../bench-report.js';
 import { benchShape, rankCandidates, type CandidateResult } from './bench-shape.js';
 import { parseCudnnRows, suiteShape } from './cudnn.js';
-import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.test-support.js';
+import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
 import { gpuBench, gpuRunConv } from './gpu-bench.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';

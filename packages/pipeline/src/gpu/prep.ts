@@ -1,4 +1,4 @@
-import { kernelName as convKernelName, problemCandidates, problemGeometry, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
+import { buildConvKernel, kernelName as convKernelName, problemCandidates, problemGeometry, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
@@ -52,6 +52,27 @@ export function benchVariants(problem: Problem): Variant[] {
   return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
 }
 
+const buildCheck = new Map<string, boolean>();
+/**
+ * Whether conv-direct builds kernels of `variant`: the pipeline's BUILDABLE_VARIANTS, or (for a
+ * variant whose builder landed before the family list caught up) a probe build of one valid spec.
+ */
+function canBuild(variant: Variant, probe: Spec | undefined): boolean {
+  if (BUILDABLE_VARIANTS.includes(variant)) return true;
+  if (!probe) return false;
+  let ok = buildCheck.get(variant);
+  if (ok === undefined) {
+    try {
+      buildConvKernel(probe);
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    buildCheck.set(variant, ok);
+  }
+  return ok;
+}
+
 /** Splits `cap` over `n` variants: equal shares, the remainder to the first ones. */
 function shares(cap: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.floor(cap / n) + (i < cap % n ? 1 : 0));
@@ -78,14 +99,15 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     const available: Record<string, number> = {};
     const notes: string[] = [];
     const chosen: { spec: Spec; score: number }[] = [];
-    const buildable = variants.filter((v) => BUILDABLE_VARIANTS.includes(v));
+    const valids = new Map(variants.map((v) => [v, problemCandidates(shape.problem, target, { variant: v }).valid]));
+    const buildable = variants.filter((v) => canBuild(v, valids.get(v)![0]));
     const quota = shares(cap, Math.max(buildable.length, 1));
     for (const variant of variants) {
-      const valid = problemCandidates(shape.problem, target, { variant }).valid;
+      const valid = valids.get(variant)!;
       available[variant] = valid.length;
       const share = buildable.indexOf(variant);
       if (share < 0) {
-        notes.push(`${variant}: ${valid.length} valid candidates, none compiled: conv-direct has no ${variant} kernel builder yet`);
+        notes.push(`${variant}: ${valid.length} valid candidates, none compiled: conv-direct cannot build ${variant} kernels`);
         continue;
       }
       const ordered = orderCandidates(valid, shape.problem, { cap: quota[share]! });

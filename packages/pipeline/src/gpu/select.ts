@@ -1,9 +1,13 @@
-import { chooseSplits, kernelName, launchGrid, outputExtent, residency, spillFilter, type Problem, type Spec } from '@rocke/conv-direct';
+import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, residency, spillFilter, type Problem, type Spec } from '@rocke/conv-direct';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {
   readonly kernelName: string;
-  /** Useful outputs / outputs computed by whole tiles (Ho, Wo and K rounded up to the tile). */
+  /**
+   * Useful work / work done: output pixels over whole tiles (Ho, Wo rounded up to the tile) times
+   * output channels over whole channel tiles; grouped specs use conv-direct's merge model instead of
+   * the channel term (k and n atom utilisation × the block diagonal's share 1/gm).
+   */
   readonly tileUtilization: number;
   /** Workgroups / (waves of resident workgroups × slots): how full the last wave of the grid is. */
   readonly waveFill: number;
@@ -24,15 +28,21 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
   const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
   const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
-  const kpg = problem.K / problem.groups;
-  const tileK = Math.min(spec.tile_k, roundUp(kpg, spec.tile_k));
-  const tileUtilization = (Ho * Wo * kpg) / (roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w) * roundUp(kpg, tileK));
+  const spatial = (Ho * Wo) / (roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+  const tileVolume = spec.tile_h * spec.tile_w * spec.tile_k;
+  const name = kernelName(spec);
+  if (spec.variant === 'grouped') {
+    const row = mergeRow(spec, problem, spec.group_merge);
+    const tileUtilization = spatial * row.kUtilisation * row.nUtilisation * row.diagonalShare;
+    return { kernelName: name, tileUtilization, waveFill: row.fill, score: tileUtilization * row.fill, tileVolume };
+  }
+  const tileUtilization = spatial * (problem.K / roundUp(problem.K, spec.tile_k));
   let splits: number | undefined;
   if (spec.variant === 'split_c') splits = chooseSplits(spec, problem).splits;
   const workgroups = launchGrid(spec, problem, splits ?? 1).workgroups;
   const slots = residency(spec).slots;
   const waveFill = workgroups / (Math.ceil(workgroups / slots) * slots);
-  const base = { kernelName: kernelName(spec), tileUtilization, waveFill, score: tileUtilization * waveFill, tileVolume: spec.tile_h * spec.tile_w * spec.tile_k };
+  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill, tileVolume };
   return splits === undefined ? base : { ...base, splits };
 }
 

@@ -1,5 +1,5 @@
-// Test support: JavaScript bodies for hip-runtime's fake binding that do what the conv and
-// split-reduce kernels do, reading every size and pointer from the packed kernarg buffer (so a
+// JavaScript bodies for hip-runtime's fake binding that do what the conv and split-reduce kernels
+// do (tests and the bundle self-test use them to run the bench without a GPU), reading every size and pointer from the packed kernarg buffer (so a
 // wrong offset, byte count or launch order in the bench shows up as a wrong result).
 import { kernargLayout, type Problem, type Variant } from '@rocke/conv-direct';
 import type { FakeKernel, FakeKernelContext } from '@rocke/hip-runtime';
@@ -25,7 +25,7 @@ function channelSlice(t: Uint16Array, C: number, c0: number, c1: number): Uint16
 }
 
 /**
- * A conv kernel body for `variant` (dense or split_c) with the problem's fixed parts (filter,
+ * A conv kernel body for `variant` (dense, split_c or grouped) with the problem's fixed parts (filter,
  * stride, pad, dtype) baked in, like a compiled spec; N, H, W, C, K and the splits come from the
  * kernargs. `dropChannels` simulates a broken kernel that skips the first channels.
  */
@@ -33,7 +33,7 @@ export function fakeConvKernel(variant: Variant, baked: Pick<Problem, 'R' | 'S' 
   const { slots } = kernargLayout(variant);
   return (ctx) => {
     const a = readArgs(ctx, slots);
-    const p: Problem = { ...baked, N: a['N'] as number, H: a['H'] as number, W: a['W'] as number, C: a['C'] as number, K: a['K'] as number, dilationH: 1, dilationW: 1, groups: 1 };
+    const p: Problem = { ...baked, N: a['N'] as number, H: a['H'] as number, W: a['W'] as number, C: a['C'] as number, K: a['K'] as number, dilationH: 1, dilationW: 1, groups: a['groups'] as number };
     let x = u16(ctx.memory(a['x'] as bigint, a['x_bytes'] as number));
     const w = u16(ctx.memory(a['w'] as bigint, a['w_bytes'] as number));
     if (x.length !== p.N * p.H * p.W * p.C) throw new Error(`x_bytes ${a['x_bytes']} does not match N H W C`);
@@ -41,7 +41,7 @@ export function fakeConvKernel(variant: Variant, baked: Pick<Problem, 'R' | 'S' 
       x = x.slice();
       for (let i = 0; i < x.length; i += p.C) x.fill(0, i, i + dropChannels);
     }
-    if (variant === 'dense') {
+    if (variant !== 'split_c') {
       const y = convForward(p, x, w).y;
       const out = ctx.memory(a['y'] as bigint, a['y_bytes'] as number);
       if (out.byteLength !== y.byteLength) throw new Error(`y_bytes ${a['y_bytes']} does not match the output`);

@@ -1,0 +1,107 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kernelName, problemCandidates, spillFilter, type Problem } from '@rocke/conv-direct';
+import { KernelCache } from '../cache.js';
+import type { KernelCompiler } from '../llvm-toolchain.js';
+import { sha256Hex } from '../hash.js';
+import { readBenchManifest } from './manifest.js';
+import { benchPrep, benchVariants } from './prep.js';
+import { orderCandidates, scoreCandidate } from './select.js';
+
+const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
+const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
+
+/** A compiler that returns a fake cubin per kernel (or one shared blob for every kernel when `same`). */
+function fakeCompiler(same = false): KernelCompiler & { compiled: number } {
+  const c = {
+    flavor: 'llvm22',
+    compiled: 0,
+    fingerprint: async () => 'fake toolchain 1',
+    compile: async (ir: string) => {
+      c.compiled++;
+      const name = /define [^@]*@(\w+)/.exec(ir)?.[1] ?? 'none';
+      return { kind: 'cubin' as const, bytes: new TextEncoder().encode(same ? 'one cubin' : `cubin ${name} ${sha256Hex(ir)}`) };
+    },
+  };
+  return c;
+}
+
+describe('bench-prep', () => {
+  it('picks variants by map size and groups', () => {
+    expect(benchVariants(SMALL_MAP)).toEqual(['dense', 'split_c']);
+    expect(benchVariants(BIG_MAP)).toEqual(['dense']);
+    expect(benchVariants({ ...BIG_MAP, groups: 8 })).toEqual(['grouped']);
+  });
+
+  it('orders candidates deterministically, caps them across tile shapes, and drops likely spillers', () => {
+    const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
+    const all = orderCandidates(valid, SMALL_MAP);
+    expect(all.length).toBe(spillFilter(valid).kept.length);
+    for (let i = 1; i < all.length; i++) {
+      const a = all[i - 1]!.score;
+      const b = all[i]!.score;
+      expect(a.score > b.score || (a.score === b.score && a.tileVolume >= b.tileVolume)).toBe(true);
+    }
+    const capped = orderCandidates([...valid].reverse(), SMALL_MAP, { cap: 16 });
+    expect(capped.map((c) => c.score.kernelName)).toEqual(orderCandidates(valid, SMALL_MAP, { cap: 16 }).map((c) => c.score.kernelName));
+    expect(capped).toHaveLength(16);
+    const shapes = new Map<string, number>();
+    for (const c of capped) shapes.set(`${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`, (shapes.get(`${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`) ?? 0) + 1);
+    // First pass: at most ceil(16 / 8) = 2 per tile shape, so every tile shape of the pool is represented.
+    const poolShapes = new Set(all.map((c) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`));
+    expect(shapes.size).toBe(Math.min(poolShapes.size, 8));
+    expect(poolShapes.size).toBeGreaterThan(2);
+    // The plain top 16 by score would have been narrower.
+    const plain = new Set(all.slice(0, 16).map((c) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`));
+    expect(plain.size).toBeLessThan(shapes.size);
+  });
+
+  it('scores tile waste and grid fill: a 7x7 map wastes most of a 16x16 tile', () => {
+    const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
+    const t16 = valid.find((s) => s.tile_h === 16 && s.tile_w === 16)!;
+    const t8 = valid.find((s) => s.tile_h === 8 && s.tile_w === 16 && s.tile_k === t16.tile_k)!;
+    expect(scoreCandidate(t16, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 256, 12);
+    expect(scoreCandidate(t8, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 128, 12);
+    const split = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid[0]!;
+    expect(scoreCandidate(split, SMALL_MAP).splits).toBeGreaterThan(1);
+  });
+
+  it('compiles each shape\'s capped candidates through the cache and exports deduplicated blobs with a manifest', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const cache = new KernelCache(join(root, 'cache'));
+    const outDir = join(root, 'kernels');
+    const problems = [
+      { name: 'sm', problem: SMALL_MAP, cls: 'small-map' },
+      { name: 'g', problem: { ...BIG_MAP, H: 8, W: 8, groups: 8 }, cls: 'grouped' },
+    ];
+    const compiler = fakeCompiler();
+    const r = await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler, pruner: null, cap: 4, jobs: 2 });
+    const m = readBenchManifest(outDir)!;
+    expect(m).toEqual(r.manifest);
+    const sm = m.shapes[0]!;
+    expect(sm.candidates.map((c) => c.variant)).toEqual(['dense', 'dense', 'split_c', 'split_c']);
+    expect(sm.candidates.map((c) => c.kernelName)).toEqual([
+      ...orderCandidates(problemCandidates(SMALL_MAP, 'sm_90').valid, SMALL_MAP, { cap: 2 }).map((c) => c.score.kernelName),
+      ...orderCandidates(problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid, SMALL_MAP, { cap: 2 }).map((c) => c.score.kernelName),
+    ]);
+    for (const c of sm.candidates) expect(c.kernelName).toBe(kernelName(c.spec as never));
+    // conv-direct builds grouped kernels, so the grouped shape gets its own capped candidates.
+    expect(m.shapes[1]!.candidates.map((c) => c.variant)).toEqual(['grouped', 'grouped', 'grouped', 'grouped']);
+    expect(m.helpers.map((h) => (h.spec as { dtype: string }).dtype).sort()).toEqual(['bf16', 'bf16', 'fp16', 'fp16']);
+    // Every referenced blob is in the kernels directory and reads back by digest.
+    const blobs = new KernelCache(outDir);
+    for (const c of [...m.shapes.flatMap((s) => s.candidates), ...m.helpers]) expect(new TextDecoder().decode(blobs.readBlob(c.code))).toMatch(/^cubin /);
+    expect(r.blobs).toBe(new Set([...m.shapes.flatMap((s) => s.candidates), ...m.helpers].map((c) => c.code.digest)).size);
+    // A second run compiles nothing (the cache is up to date).
+    const again = fakeCompiler();
+    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
+    expect(again.compiled).toBe(0);
+    // Identical code objects are stored once, and blobs no longer referenced are removed.
+    const same = fakeCompiler(true);
+    const r3 = await benchPrep({ problems: problems.slice(0, 1), target: 'sm_90', outDir, cache: new KernelCache(join(root, 'cache2')), compiler: same, pruner: null, cap: 2, jobs: 2 });
+    expect(r3.blobs).toBe(1);
+    expect(readdirSync(join(outDir, 'blobs')).flatMap((d) => readdirSync(join(outDir, 'blobs', d)))).toHaveLength(1);
+  }, 120_000);
+});
