@@ -151,6 +151,7 @@ function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | und
   if (name.startsWith('llvm.amdgcn.mfma.')) {
     const atom = ctx.target.atoms.find((a) => a.intrinsic === name);
     if (!atom) throw new InterpretError(`MFMA @${name} is not an atom of ${ctx.target.name} (atoms: ${ctx.target.atoms.map((a) => a.intrinsic).join(', ')})`);
+    if (inst.args.length !== 6) throw new InterpretError(`${name} takes 6 arguments (A, B, C, cbsz, abid, blgp), got ${inst.args.length}`);
     for (const n of [3, 4, 5]) if (constArg(inst, n) !== 0) throw new InterpretError(`${name}: cbsz/abid/blgp must be 0 (argument ${n} is ${constArg(inst, n)})`);
     const at = inst.args[0]!.type;
     const bitsAsI16 = at.kind === 'vector' && at.elem.kind === 'int';
@@ -177,6 +178,7 @@ function lowerNvvm(inst: CallInst, name: string, ctx: CallContext): Lowered | un
   if (name === 'llvm.nvvm.mma.m16n8k16.row.col.bf16' || name === 'llvm.nvvm.mma.m16n8k16.row.col.f32.f32') {
     const atom = ctx.target.atoms.find((a) => a.intrinsic === name);
     if (!atom) throw new InterpretError(`@${name} is not an atom of ${ctx.target.name}`);
+    if (inst.args.length !== 10) throw new InterpretError(`${name} takes 10 arguments (4 A, 2 B registers, 4 C floats), got ${inst.args.length}`);
     return { kind: 'collective', collective: mmaSyncCollective(atom, inst.args.map((a) => ctx.slot(a)), d) };
   }
   if ((x = /^llvm\.nvvm\.ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.b16(\.p3)?$/.exec(name))) {
