@@ -65,6 +65,8 @@ export interface ConvKernel {
   readonly fragmentLoad: FragmentLoad;
   /** Weight LDS layout: MFMA fragment order (slot per lane), or rows of ck channels with 16-byte chunks XOR-swizzled. */
   readonly weightLayout: 'fragment' | 'swizzled-rows';
+  /** `lds-staged`: the output tile is transposed through LDS into 16-byte NHWK stores (when it fits); `direct`: each lane stores its accumulator runs. */
+  readonly epilogue: 'lds-staged' | 'direct';
 }
 
 /** A spec the builder cannot lower (the reason says why). */
@@ -74,6 +76,9 @@ export class ConvKernelError extends Error {
 
 /** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
 export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
+
+/** Elements of padding per pixel row of the LDS output tile (keeps rows 16-byte aligned, spreads banks). */
+const OUT_PAD = 8;
 
 /** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
 const OFF_DIAGONAL = 0x40000000;
@@ -171,6 +176,9 @@ class ConvKernelBuilder {
   private readonly xStageBytes: number;
   private readonly wStageBytes: number;
   private readonly stages: number;
+  /** Whether the output tile goes through LDS (16-byte global stores), and its pixel stride in elements. */
+  private readonly stagedEpilogue: boolean;
+  private readonly outStride: number;
   /** Vector elements of one weight staging slot, and of the pieces it loads in. */
   private readonly wSlotElems: number;
   private readonly wPieceElems: number;
@@ -201,6 +209,8 @@ class ConvKernelBuilder {
     const async = usesAsyncCopy(spec);
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
     this.schedule = async ? 'async-copy' : 'register-prefetch';
+    this.outStride = spec.tile_k + OUT_PAD;
+    this.stagedEpilogue = spec.variant !== 'split_c' && ELEMENT_BYTES * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -234,6 +244,7 @@ class ConvKernelBuilder {
       schedule: this.schedule,
       fragmentLoad: this.ldmatrix ? 'ldmatrix' : 'vector',
       weightLayout: this.weightLayout,
+      epilogue: this.stagedEpilogue ? 'lds-staged' : 'direct',
     };
   }
 
@@ -381,7 +392,9 @@ class ConvKernelBuilder {
     }
 
     // ---- epilogue
-    this.emitEpilogue(b, accs, { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx });
+    const eo: EpilogueInputs = { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
+    if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
+    else this.emitEpilogue(b, accs, eo);
   }
 
   /** X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride. */
@@ -627,6 +640,62 @@ class ConvKernelBuilder {
     return out;
   }
 
+  /**
+   * Output through LDS: every lane writes its converted accumulators into an LDS tile
+   * `[pixel][tile_k + 8]`, then the workgroup stores it as 16-byte vectors of 8 channels, a pixel's
+   * channels contiguous (NHWK), so global writes are coalesced whatever the atom's C layout
+   * (mma.sync lanes hold one channel per pixel pair). Used when the tile fits in the LDS the kernel
+   * already has; bounds checks go through the sentinel as in {@link emitEpilogue}.
+   */
+  private emitStagedEpilogue(b: Builder, accs: Value[], o: EpilogueInputs, tid: Value, ldsAt: (o: Value) => Value): void {
+    const { spec, g, atom, t } = this;
+    const E = ELEMENT_BYTES;
+    const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, 8);
+    const laneRuns = runs.map((r) => {
+      const c = atom.cAt(b, o.lane, r.start);
+      // Tile pixel (row-major over tile_h x tile_w) and tile channel of the run's first element.
+      const pix = b.add(b.mul(b.mul(o.wn, g.rowsPerWave), spec.tile_w), c.col);
+      const kt = b.add(b.mul(o.wm, g.mTilesPerWave * atom.m), c.row);
+      return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), E, 'out.lds') };
+    });
+    // Every wave is done reading the staged chunks before the tile overwrites them.
+    t.barrier(b);
+    for (let mt = 0; mt < g.mTilesPerWave; mt++)
+      for (let row = 0; row < g.rowsPerWave; row++)
+        for (let cb = 0; cb < g.colBlocks; cb++) {
+          const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
+          const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * E;
+          for (const { run, base } of laneRuns) {
+            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+            const val = lanes.length === 1 ? b.fptrunc(b.extractElement(acc, lanes[0]!), outElem) : b.fptrunc(b.shuffleVector(acc, acc, lanes), vec(lanes.length, outElem));
+            b.store(val, ldsAt(b.add(base, off)), { align: E * run.length });
+          }
+        }
+    t.barrier(b);
+    const outBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    const imageBase = b.mul(o.n, b.arg('y_stride_n'), 'y.image');
+    const imageK = o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
+    const perPixel = spec.tile_k / 8;
+    const vectors = spec.tile_h * spec.tile_w * perPixel;
+    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
+      let v = b.add(tid, j * this.threads, `out.v${j}`);
+      const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
+      // Threads past the tile re-read its last vector and store it nowhere.
+      if (inTile) v = b.umin(v, vectors - 1);
+      const kv = b.urem(v, perPixel);
+      const pix = b.udiv(v, perPixel);
+      const oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
+      const ow = b.add(o.ow0, b.urem(pix, spec.tile_w));
+      const k = b.add(o.kBase, b.mul(kv, 8));
+      let valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+      if (inTile) valid = b.and(valid, inTile);
+      const val = b.load(vec(8, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, 8)), E)), { align: 16 });
+      const elem = b.add(b.add(imageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
+      t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
+    }
+  }
+
   /** Converts and stores the accumulators (NHWK, bounds-checked through the sentinel); split_c writes fp32 partials to ws. */
   private emitEpilogue(b: Builder, accs: Value[], o: EpilogueInputs): void {
     const { spec, g, atom, t } = this;
@@ -667,6 +736,7 @@ class ConvKernelBuilder {
 }
 
 interface EpilogueInputs {
+  /** Lane within the wave, the wave's indices along tile_k (m) and tile_h (n). */
   lane: Value;
   wm: Value;
   wn: Value;

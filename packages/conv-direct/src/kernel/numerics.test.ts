@@ -2,7 +2,7 @@
  * Interpreter numerics: the exact IR of each lowering (gfx950, gfx942, sm_90) run on the CPU and
  * compared with a naive fp64 convolution, on small problems that cover 3x3 s1/s2, 1x1, 5x5,
  * partial tiles in H, W and K, several channel chunks, uneven staging passes, both dtypes, every
- * staging schedule and fragment path, and the chiplet remap.
+ * staging schedule and fragment path, both epilogues, and the chiplet remap.
  */
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
@@ -17,6 +17,8 @@ interface Case {
   readonly name: string;
   readonly spec: Spec;
   readonly problem: Problem;
+  /** The epilogue the builder picks (default: through LDS). */
+  readonly epilogue?: 'lds-staged' | 'direct';
 }
 
 const p3 = (o: Partial<Problem>) => problem3x3({ N: 1, H: 8, W: 16, C: 32, K: 64, ...o });
@@ -29,18 +31,20 @@ const pFive = { R: 5, S: 5, padH: 2, padW: 2 } as const;
 
 const cases: Case[] = [
   // gfx950: MFMA 32x32x16 / 16x16x32, buffer loads with the sentinel, register prefetch.
-  { name: 'gfx950 3x3 s1 bf16, partial H/W/K tiles, 2 chunks', spec: gfx950Spec({ ck: 16, waves_n: 4, waves_m: 1 }), problem: p3({ H: 10, W: 20, K: 96, C: 32 }) },
+  { name: 'gfx950 3x3 s1 bf16, partial H/W/K tiles, 2 chunks', spec: gfx950Spec({ ck: 16, waves_n: 4, waves_m: 1 }), problem: p3({ H: 10, W: 20, K: 96, C: 32 }), epilogue: 'direct' },
   { name: 'gfx950 3x3 s2 fp16, 2 images', spec: gfx950Spec({ ...s2, dtype: 'fp16' }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }) },
   { name: 'gfx950 1x1 p0 bf16 16x16x32', spec: gfx950Spec({ ...one, atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1 }), problem: p3({ ...pOne, W: 24 }) },
   { name: 'gfx950 5x5 p2 fp16, double buffer, no swizzle', spec: gfx950Spec({ ...five, dtype: 'fp16', double_buffer: true, chiplet_swizzle: false, swizzle_wgm: 1, ck: 16 }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
   { name: 'gfx950 chiplet remap over 32 workgroups', spec: gfx950Spec({ tile_h: 2, waves_n: 2, tile_k: 32, waves_m: 1, num_xcds: 4, chiplet_chunk: 2, swizzle_wgm: 2 }), problem: p3({ N: 2, H: 4, W: 64, K: 256, C: 32 }) },
+  { name: 'gfx950 1x1 tile_k 128, direct-store epilogue (tile larger than LDS)', spec: gfx950Spec({ ...one, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 192, W: 40 }), epilogue: 'direct' },
   // gfx942: the older atoms (bf16 through the .1k <4 x i16> forms), 8-byte weight fragments.
-  { name: 'gfx942 32x32x8 bf16', spec: gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 16 }), problem: p3({ H: 9, W: 32, C: 32 }) },
+  { name: 'gfx942 32x32x8 bf16', spec: gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 16 }), problem: p3({ H: 9, W: 32, C: 32 }), epilogue: 'direct' },
   { name: 'gfx942 16x16x16 fp16 uneven passes', spec: gfx950Spec({ target: 'gfx942', atom: '16x16x16', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 }), problem: p3({ W: 20, dtype: 'fp16' }) },
   // sm_90: mma.sync m16n8k16, ldmatrix, cp.async double buffering or register prefetch.
   { name: 'sm_90 3x3 s1 bf16 double buffer, partial H/W/K, 2 chunks', spec: sm90Spec({ tile_h: 4, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, double_buffer: true }), problem: p3({ H: 6, W: 20, K: 96 }) },
   { name: 'sm_90 3x3 s2 fp16 single buffer', spec: sm90Spec({ ...s2, dtype: 'fp16', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2 }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }) },
   { name: 'sm_90 1x1 p0 bf16 ck64 double buffer', spec: sm90Spec({ ...one, tile_w: 32, tile_k: 64, ck: 64, double_buffer: true }), problem: p3({ ...pOne, C: 128, W: 24 }) },
+  { name: 'sm_90 1x1 single buffer, direct-store epilogue', spec: sm90Spec({ ...one, tile_k: 128, ck: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 128, W: 40 }), epilogue: 'direct' },
   { name: 'sm_90 5x5 p2 fp16 double buffer', spec: sm90Spec({ ...five, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
 ];
 
@@ -50,6 +54,7 @@ describe('dense kernel numerics (interpreter vs naive fp64 conv)', () => {
     const x = randomBits(problemGeometry(c.problem).xBytes / 2, c.problem.dtype, 11);
     const w = randomBits(problemGeometry(c.problem).wBytes / 2, c.problem.dtype, 23);
     const kernel = buildConvKernel(c.spec);
+    expect(kernel.epilogue).toBe(c.epilogue ?? 'lds-staged');
     const run = interpretConv(kernel, c.problem, x, w);
     const y = Array.from(run.y, fromBits(c.problem.dtype));
     const ref = naiveConv(c.problem, x, w);
