@@ -12,7 +12,7 @@ b=.device/bundle
 mkdir -p "$out"
 [ -f "$b/dist/rocke.mjs" ] || { echo "bench.sh: $b/dist/rocke.mjs is missing: run prep.sh here and carry .device" >&2; exit 2; }
 export PYTHONUNBUFFERED=1 ROCKE_BENCH_OUT="$out"
-export ROCKE_BENCH_BUDGET_S=${ROCKE_BENCH_BUDGET_S:-20} ROCKE_BENCH_MAX_CANDIDATES=${ROCKE_BENCH_MAX_CANDIDATES:-40}
+export ROCKE_BENCH_BUDGET_S=${ROCKE_BENCH_BUDGET_S:-15} ROCKE_BENCH_MAX_CANDIDATES=${ROCKE_BENCH_MAX_CANDIDATES:-40}
 node --version
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>/dev/null || true
 start=$(date +%s)

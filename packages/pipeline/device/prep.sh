@@ -18,27 +18,32 @@ addon=packages/hip-runtime/build/Release/rocke_hip_runtime.node
 esbuild=node_modules/.bin/esbuild
 [ -s .device/node.xz ] || { echo "prep: .device/node.xz is missing: run ../shared/tools/device-node.sh first" >&2; exit 1; }
 [ -f "$addon" ] || { echo "prep: $addon is missing: run npm install (node-gyp builds it)" >&2; exit 1; }
-rm -rf "$out/dist" "$out/build" .device/prep-tool
-mkdir -p "$out/dist" "$out/build/Release" .device/prep-tool
+tool=node_modules/.rocke-prep-tool   # here-only tools, kept out of the carried .device
+rm -rf "$out/dist" "$out/build" "$tool" .device/prep-tool
+mkdir -p "$out/dist" "$out/build/Release" "$tool"
 bundle() { # entry outfile
   "$esbuild" "$1" --bundle --platform=node --format=esm --target=node20 --conditions=@rocke/source \
     --define:__PACKAGE_VERSION__='"0.0.0"' --external:*.node --log-level=warning --outfile="$2" \
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 }
 bundle packages/pipeline/src/cli.ts "$out/dist/rocke.mjs"
-bundle packages/pipeline/src/gpu/prep-main.ts .device/prep-tool/rocke-bench-prep.mjs
+bundle packages/pipeline/src/gpu/prep-main.ts "$tool/rocke-bench-prep.mjs"
+bundle packages/pipeline/src/gpu/selftest-main.ts "$tool/rocke-selftest.mjs"
 cp "$addon" "$out/build/Release/"
 cp packages/pipeline/device/cudnn_baseline.py "$out/dist/"
 cp "$suite" "$out/public.json"
 echo "prep: compiling the suite's candidates for sm_90 (cache: ${ROCKE_CACHE_DIR:-.rocke-cache})"
-node .device/prep-tool/rocke-bench-prep.mjs --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
-# Self-check of the bundle on this machine: the CLI starts, reads the manifest, and bench says
-# clearly that there is no GPU here (exit 1) instead of crashing.
+node "$tool/rocke-bench-prep.mjs" --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
+# Self-checks of the bundle on this machine: the GPU code path over the real manifest on
+# hip-runtime's fake binding (JavaScript kernels, shrunk shapes), then the bundled CLI, whose bench
+# must find the addon and say clearly that there is no GPU here (exit 1) instead of crashing.
+echo "prep: self-test of the bundled bench code on the fake binding"
+node "$tool/rocke-selftest.mjs" "$out/kernels" 2
 node "$out/dist/rocke.mjs" --version >/dev/null
 set +e
 node "$out/dist/rocke.mjs" bench --suite "$out/public.json" --cache-dir "$out/kernels" --verify 2>&1 | head -3
 set -e
-du -sh "$out" .device
+du -sh "$out"; du -sh .device
 size=$(du -sm .device | cut -f1)
 [ "$size" -lt 60 ] || { echo "prep: .device is ${size} MiB, over the 60 MiB carry budget" >&2; exit 1; }
 echo "prep: done. carry: [\".device\"]   device command:"
