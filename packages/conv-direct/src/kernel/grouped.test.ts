@@ -21,6 +21,7 @@ const cases: [string, Spec, Problem][] = [
   ['gfx950 cpg 16 kpg 16, gm 2, fp16 stride 2', gfx950Spec(grouped({ group_merge: 2, atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, stride_h: 2, stride_w: 2, dtype: 'fp16' })), gp({ C: 64, K: 64, groups: 4, strideH: 2, strideW: 2, H: 11, W: 31, dtype: 'fp16' })],
   ['gfx950 cpg 32 kpg 32, gm 1', gfx950Spec(grouped({ group_merge: 1, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 })), gp({ C: 64, K: 64, groups: 2 })],
   ['gfx950 depthwise-like cpg 1 kpg 2, gm 32 (2-byte pieces)', gfx950Spec(grouped({ group_merge: 32, atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 })), gp({ C: 32, K: 64, groups: 32 })],
+  ['gfx942 cpg 4 kpg 8, gm 4 (16x16x16, 4-element fragments)', gfx950Spec(grouped({ target: 'gfx942', group_merge: 4, atom: '16x16x16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 })), gp({ C: 32, K: 64, groups: 8 })],
   ['sm_90 cpg 4 kpg 4, gm 8 (register prefetch: 8-byte pieces)', sm90Spec(grouped({ group_merge: 8, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 64, K: 64, groups: 16 })],
   ['sm_90 cpg 8 kpg 8, gm 4 (cp.async)', sm90Spec(grouped({ group_merge: 4, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 64, K: 64, groups: 8 })],
   ['sm_90 cpg 32 kpg 16, gm 2, tile spans one group', sm90Spec(grouped({ group_merge: 2, tile_w: 16, tile_k: 16, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 128, K: 64, groups: 4 })],
