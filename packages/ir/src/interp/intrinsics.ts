@@ -15,7 +15,7 @@ import { BufferResource, S_LANE, S_NTID_X, S_NWG_X, S_THREAD, S_TID_X, S_WG_X } 
 import type { Machine, Op, Regs } from './machine.js';
 import { codecOf } from './memory.js';
 import type { Codec } from './memory.js';
-import { u64Number } from './numeric.js';
+import { fusedMultiplyAdd, u64Number } from './numeric.js';
 import { rounder } from './scalar.js';
 
 export type { Collective };
@@ -235,8 +235,8 @@ function lowerGeneric(inst: CallInst, name: string, ctx: CallContext): Lowered |
   if ((x = /^llvm\.(fma|fmuladd|fabs|minnum|maxnum|sqrt)\.\w+$/.exec(name)) && st.kind === 'float') {
     const rnd = rounder(st.name);
     switch (x[1]) {
-      // a*b is exact in double for half/bfloat/float; the sum is rounded to double, then to the type.
-      case 'fma': case 'fmuladd': return each((p, q, c) => rnd(p * q + c));
+      // One rounding (fmuladd may fuse, and does here); double keeps the plain double expression.
+      case 'fma': case 'fmuladd': return st.name === 'double' ? each((p, q, c) => p * q + c) : each((p, q, c) => fusedMultiplyAdd(p, q, c, rnd));
       case 'fabs': return each(Math.abs);
       case 'sqrt': return each((p) => rnd(Math.sqrt(p)));
       case 'minnum': return each((p, q) => (p !== p ? q : q !== q ? p : Math.min(p, q)));

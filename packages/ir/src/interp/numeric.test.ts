@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFloat16, encodeFloat16, roundToFloat } from '../float.js';
 import {
-  HALF_VALUES, add64, and64, ashr64, bfloatFromBits, bfloatToBits, cmpS64, cmpU64, halfToBits, lshr64, mul64, normI64, or64, roundBfloat,
+  HALF_VALUES, fusedMultiplyAdd, add64, and64, ashr64, bfloatFromBits, bfloatToBits, cmpS64, cmpU64, halfToBits, lshr64, mul64, normI64, or64, roundBfloat,
   roundHalf, sdiv64, shl64, srem64, sub64, udiv64, urem64, xor64,
 } from './numeric.js';
 import type { I64 } from './numeric.js';
@@ -102,5 +102,36 @@ describe('i64 arithmetic on number | bigint (checked against BigInt.asIntN)', ()
       const r = add64(x, y);
       expect(typeof r === 'number').toBe(Number.isSafeInteger(Number(w(a + b))) && BigInt(Number(w(a + b))) === w(a + b));
     }), { numRuns: 2000 });
+  });
+});
+
+describe('fusedMultiplyAdd rounds once', () => {
+  it('a residual below double precision still breaks an f32 tie (naive p*q+c would round the wrong way)', () => {
+    const p = 1 + 2 ** -12; // p*p = 1 + 2^-11 + 2^-24: exactly halfway between two floats
+    expect(Math.fround(p * p + 2 ** -70)).toBe(1 + 2 ** -11); // double rounding: tie to even, down
+    expect(fusedMultiplyAdd(p, p, 2 ** -70, Math.fround)).toBe(1 + 2 ** -11 + 2 ** -23);
+    expect(fusedMultiplyAdd(p, p, -(2 ** -70), Math.fround)).toBe(1 + 2 ** -11);
+    expect(fusedMultiplyAdd(-p, p, 2 ** -70, Math.fround)).toBe(-(1 + 2 ** -11));
+  });
+
+  it('matches exact rational arithmetic on random f32 triples', () => {
+    // The exact a*b + c in BigInt units of 2^-298 (f32 values are multiples of 2^-149); no float may be closer than the result.
+    fc.assert(fc.property(fc.float({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), fc.float({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), fc.float({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), (a, b, c) => {
+      const r = fusedMultiplyAdd(a, b, c, Math.fround);
+      const exact = (x: number) => BigInt(x * 2 ** 149);
+      const e = exact(a) * exact(b) + exact(c) * 2n ** 149n; // in units of 2^-298
+      expect(Math.fround(r)).toBe(r);
+      // r is the nearest float to e: no float lies strictly closer.
+      const dist = (v: number) => { const d = exact(v) * 2n ** 149n - e; return d < 0n ? -d : d; };
+      const up = (v: number): number => {
+        if (v === 0) return 2 ** -149;
+        const f = Float32Array.of(v);
+        const u = new Int32Array(f.buffer);
+        u[0] = u[0]! + (v > 0 ? 1 : -1);
+        return f[0]!;
+      };
+      expect(dist(r) <= dist(up(r))).toBe(true);
+      expect(dist(r) <= dist(-up(-r))).toBe(true);
+    }), { numRuns: 500 });
   });
 });

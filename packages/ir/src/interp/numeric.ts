@@ -191,3 +191,29 @@ export function cmpU64(a: I64, b: I64): number {
 export const u64Number = (x: I64): number => (typeof x === 'number' && x >= 0 ? x : Number(u64(x)));
 /** Signed i64 from an unsigned-or-signed integer that fits 64 bits. */
 export const fromU64 = (x: bigint): I64 => normI64(BigInt.asIntN(64, x));
+
+/**
+ * `p * q + c` rounded once to a format of at most 24 significand bits (`round`): the product of
+ * two such values is exact in double, the sum is rounded to double *to odd* (TwoSum gives the
+ * exact residual), and a round-to-odd double rounds correctly to any narrower format.
+ */
+export function fusedMultiplyAdd(p: number, q: number, c: number, round: (x: number) => number): number {
+  const pq = p * q;
+  const s = pq + c;
+  if (!Number.isFinite(s)) return round(s);
+  const bb = s - pq;
+  const err = pq - (s - bb) + (c - bb);
+  if (err === 0) return round(s);
+  f64[0] = s;
+  const LO = 1 - HI;
+  if ((f64Hi[LO]! & 1) === 0) {
+    // Even last bit: step one ulp toward the exact value (away from zero when err has the sign of s).
+    if (s > 0 === err > 0) {
+      f64Hi[LO] = f64Hi[LO]! + 1;
+    } else if (f64Hi[LO] === 0) {
+      f64Hi[LO] = 0xffffffff;
+      f64Hi[HI] = f64Hi[HI]! - 1;
+    } else f64Hi[LO] = f64Hi[LO]! - 1;
+  }
+  return round(f64[0]!);
+}
