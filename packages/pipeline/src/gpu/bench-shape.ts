@@ -49,6 +49,8 @@ export interface ShapeResult {
   /** kernelNames of the ranked (timed, error-free, not failed verification) candidates, fastest first. */
   ranking: string[];
   best?: CandidateResult;
+  /** The candidate after whose error the GPU context was unusable (the rest of the shape was skipped). */
+  contextLostBy?: string;
   notes: string[];
   wallMs: number;
 }
@@ -70,6 +72,8 @@ export interface ShapeBenchOptions extends TimingOptions {
   inputs?: { x: Uint16Array; w: Uint16Array };
   /** Read back y of the best candidate (rocke run). */
   keepOutput?: boolean;
+  /** Candidates not to run, with the reason (e.g. they killed the GPU context in an earlier process). */
+  exclude?: ReadonlyMap<string, string>;
   /** Progress lines (one per candidate). */
   log?: (line: string) => void;
   now?: () => number;
@@ -124,6 +128,7 @@ export async function benchShape(
   const results: CandidateResult[] = [];
   let reduce: { fn: KernelFunction; spec: SplitReduceSpec } | undefined;
   let contextLost: string | undefined;
+  let contextLostBy: string | undefined;
 
   const load = (digest: string, size: number): Module => {
     let m = modules.get(digest);
@@ -145,12 +150,13 @@ export async function benchShape(
     return reduce;
   };
   /** After a runtime error: is the context still usable? CUDA errors such as illegal addresses are sticky. */
-  const probeContext = (err: unknown) => {
+  const probeContext = (err: unknown, kernelName: string) => {
     if (!(err instanceof GpuRuntimeError)) return;
     try {
       device.synchronize();
     } catch (e) {
-      contextLost = `the GPU context is unusable after ${message(err)} (${message(e)})`;
+      contextLost = `the GPU context is unusable after ${kernelName}: ${message(err)} (${message(e)})`;
+      contextLostBy = kernelName;
     }
   };
   // Host-side plans first: the workspace is allocated once, at the largest split_c plan's size, so
@@ -182,7 +188,12 @@ export async function benchShape(
         r.skipped = contextLost;
         continue;
       }
-      const timed = results.filter((c) => c.medianMs !== undefined || c.error !== undefined).length;
+      const excluded = options.exclude?.get(entry.kernelName);
+      if (excluded !== undefined) {
+        r.error = `excluded: ${excluded}`;
+        continue;
+      }
+      const timed = results.filter((c) => c.medianMs !== undefined || (c.error !== undefined && !c.error.startsWith('excluded:'))).length;
       if (timed >= maxCandidates || now() - t0 >= budgetMs) {
         r.skipped = timed >= maxCandidates ? `count cap ${maxCandidates}` : `time cap ${Math.round(budgetMs / 1000)} s`;
         continue;
@@ -201,7 +212,7 @@ export async function benchShape(
       } catch (err) {
         r.error = message(err);
         log(`  [${i + 1}/${shape.candidates.length}] error: ${r.error}  ${entry.kernelName}`);
-        probeContext(err);
+        probeContext(err, entry.kernelName);
       }
     }
 
@@ -225,7 +236,7 @@ export async function benchShape(
           log(`  verify ${rep.pass ? 'PASS' : 'FAIL'} (${ref.mode}, ${rep.mismatches} mismatches, worst ${rep.worstRatio.toPrecision(3)}x tolerance)  ${r.kernelName}`);
         } catch (err) {
           r.error = `verification run failed: ${message(err)}`;
-          probeContext(err);
+          probeContext(err, r.kernelName);
         }
       };
       const timedOk = rankCandidates(results);
@@ -254,11 +265,20 @@ export async function benchShape(
       candidates: results,
       ranking: ranking.map((r) => r.kernelName),
       ...(best ? { best } : {}),
+      ...(contextLostBy ? { contextLostBy } : {}),
       wallMs: now() - t0,
     };
     return output ? { result, y: output } : { result };
   } finally {
-    for (const b of Object.values(buffers)) if (b) b.free();
-    for (const m of modules.values()) m.unload();
+    // After a lost context these calls fail too; the result must still come back.
+    const quietly = (f: () => void) => {
+      try {
+        f();
+      } catch {
+        // nothing to release any more
+      }
+    };
+    for (const b of Object.values(buffers)) if (b) quietly(() => b.free());
+    for (const m of modules.values()) quietly(() => m.unload());
   }
 }

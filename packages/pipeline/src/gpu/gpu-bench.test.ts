@@ -101,6 +101,41 @@ describe('GPU bench through the fake binding', () => {
     expect(table).toMatch(/verify FAIL \(full, \d+ mismatches/);
   });
 
+  it('skips the rest of a shape when a kernel leaves the context unusable, and reruns without it', async () => {
+    const { dir, dense, split, manifest } = kernelsDir();
+    const bad = kernelName(dense[0]);
+    const sticky = () => {
+      let dead = false;
+      const ks = kernels(dense, split);
+      ks[bad] = (ctx) => {
+        dead = true;
+        ctx.memory(0n, 4); // an illegal address, as a broken kernel would touch
+      };
+      const fake = createFakeBinding({ kernels: ks });
+      // CUDA errors such as illegal addresses are sticky: every later call fails too.
+      return {
+        ...fake,
+        synchronize(handle: unknown) {
+          if (dead) throw Object.assign(new Error('cuCtxSynchronize failed'), { rockeBackend: 'cuda', rockeApi: 'cuCtxSynchronize', rockeCode: 700, rockeErrorName: 'CUDA_ERROR_ILLEGAL_ADDRESS', rockeRuntimeMessage: 'an illegal memory access was encountered' });
+          return fake.synchronize(handle as never);
+        },
+      };
+    };
+    const first = openDevice({ binding: sticky() });
+    const lost = (await benchShape(first, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST })).result;
+    expect(lost.status).toBe('failed');
+    expect(lost.contextLostBy).toBe(bad);
+    expect(lost.candidates[0]!.error).toContain('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expect(lost.candidates.slice(1).every((c) => c.skipped?.startsWith(`the GPU context is unusable after ${bad}`))).toBe(true);
+    // A fresh process (here: a fresh binding) without the culprit ranks the others.
+    const second = openDevice({ binding: sticky() });
+    const again = (await benchShape(second, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST, exclude: new Map([[bad, 'killed the context before']]) })).result;
+    expect(again.status).toBe('ok');
+    expect(again.candidates[0]!.error).toBe('excluded: killed the context before');
+    expect(again.ranking).not.toContain(bad);
+    expect(again.ranking).toHaveLength(2);
+  });
+
   it('stops timing at the count cap and says why', async () => {
     const { dir, dense, split, manifest } = kernelsDir();
     const device = openDevice({ binding: createFakeBinding({ kernels: kernels(dense, split) }) });

@@ -41,6 +41,15 @@ export interface BenchLine {
 }
 
 const CHILD_OUT = 'ROCKE_BENCH_CHILD_OUT';
+/** Candidates a child must not run: JSON `{kernelName: reason}` (they killed the context before). */
+const EXCLUDE = 'ROCKE_BENCH_EXCLUDE';
+/** Fresh processes per shape after a candidate kills the GPU context (each time without it). */
+export const CONTEXT_RETRIES = 3;
+
+function parseExclude(text: string | undefined): Map<string, string> {
+  if (!text) return new Map();
+  return new Map(Object.entries(JSON.parse(text) as Record<string, string>));
+}
 
 function sameProblem(a: Problem | Record<string, unknown>, b: Problem | Record<string, unknown>): boolean {
   return canonicalJson(a) === canonicalJson(b);
@@ -112,10 +121,12 @@ async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchM
       try {
         const maxCandidates = options.shape?.maxCandidates ?? envInt(io.env, 'ROCKE_BENCH_MAX_CANDIDATES');
         const budgetS = envInt(io.env, 'ROCKE_BENCH_BUDGET_S');
+        const exclude = parseExclude(io.env[EXCLUDE]);
         const { result } = await benchShape(device, { ...shape, name: want.name, cls: want.cls }, manifest.helpers, blobs, {
           ...options.shape,
           ...(maxCandidates !== undefined ? { maxCandidates } : {}),
           ...(options.shape?.budgetMs === undefined && budgetS !== undefined ? { budgetMs: budgetS * 1000 } : {}),
+          ...(exclude.size ? { exclude } : {}),
           verify: request.verify,
           warmup: request.warmup,
           iters: request.iters,
@@ -128,40 +139,64 @@ async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchM
     }
     return out;
   } finally {
-    device.close();
+    closeQuietly(device);
   }
 }
 
-/** Runs each shape in a child `rocke bench` process (same CLI entry), collecting its results. */
+/** Closes a device whose context may be lost (then closing fails too, and there is nothing left to keep). */
+function closeQuietly(device: { close(): void }): void {
+  try {
+    device.close();
+  } catch {
+    // a lost context: the process ends soon anyway
+  }
+}
+
+/**
+ * Runs each shape in a child `rocke bench` process (same CLI entry), collecting its results. When
+ * a candidate leaves the GPU context unusable, the shape runs again in a fresh process without it
+ * (up to {@link CONTEXT_RETRIES} times); it is then reported as an error, never ranked. A child
+ * gets the shape's time budget plus 90 s before it is killed (a hung kernel).
+ */
 async function benchIsolated(request: BenchRequest, io: CliIo): Promise<ShapeResult[]> {
   const entry = process.argv[1];
   if (!entry) throw new Error('cannot isolate shapes: the CLI entry script is unknown');
   const work = mkdtempSync(join(tmpdir(), 'rocke-bench-'));
+  const timeoutMs = (envInt(io.env, 'ROCKE_BENCH_BUDGET_S') ?? 20) * 1000 + 90_000;
   const out: ShapeResult[] = [];
   try {
     for (const [i, want] of request.problems.entries()) {
       const suitePath = join(work, `shape-${i}.json`);
-      const resultPath = join(work, `result-${i}.json`);
       writeFileSync(suitePath, JSON.stringify({ shapes: [{ name: want.name, cls: want.cls, ...want.problem }] }));
       const args = [...process.execArgv, entry, 'bench', '--suite', suitePath, '--cache-dir', request.cacheDir, '--warmup', String(request.warmup), '--iters', String(request.iters)];
       if (request.verify) args.push('--verify');
       if (request.target) args.push('--target', request.target);
-      const status = await new Promise<string>((done) => {
-        const child = spawn(process.execPath, args, { env: { ...io.env, [CHILD_OUT]: resultPath }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000, killSignal: 'SIGKILL' });
-        let last = '';
-        child.stderr.on('data', (d: Buffer) => {
-          const text = d.toString('utf8');
-          io.stderr(text);
-          const lines = text.trim().split('\n');
-          last = lines[lines.length - 1] ?? last;
+      const exclude: Record<string, string> = {};
+      let result: ShapeResult | undefined;
+      for (let attempt = 0; attempt <= CONTEXT_RETRIES; attempt++) {
+        const resultPath = join(work, `result-${i}-${attempt}.json`);
+        const env = { ...io.env, [CHILD_OUT]: resultPath, ...(Object.keys(exclude).length ? { [EXCLUDE]: JSON.stringify(exclude) } : {}) };
+        const status = await new Promise<string>((done) => {
+          const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+          let last = '';
+          child.stderr.on('data', (d: Buffer) => {
+            const text = d.toString('utf8');
+            io.stderr(text);
+            const lines = text.trim().split('\n');
+            last = lines[lines.length - 1] ?? last;
+          });
+          child.on('error', (e) => done(`cannot start ${process.execPath}: ${e.message}`));
+          child.on('close', (code, signal) => done(signal ? `killed by ${signal}; last line: ${last}` : `exit ${code}; last line: ${last}`));
         });
-        child.on('error', (e) => done(`cannot start ${process.execPath}: ${e.message}`));
-        child.on('close', (code, signal) => done(signal ? `killed by ${signal}; last line: ${last}` : `exit ${code}; last line: ${last}`));
-      });
-      if (existsSync(resultPath)) {
-        const results = (JSON.parse(readFileSync(resultPath, 'utf8')) as { results: ShapeResult[] }).results;
-        out.push(...results);
-      } else out.push(failedShape(want, `the bench process for this shape died (${status})`));
+        result = existsSync(resultPath)
+          ? (JSON.parse(readFileSync(resultPath, 'utf8')) as { results: ShapeResult[] }).results[0]
+          : failedShape(want, `the bench process for this shape died (${status})`);
+        const culprit = result?.contextLostBy;
+        if (!culprit || attempt === CONTEXT_RETRIES) break;
+        exclude[culprit] = `left the GPU context unusable in an earlier process: ${result!.reason ?? ''}`.slice(0, 300);
+        io.stderr(`${want.name}: again in a fresh process without ${culprit}\n`);
+      }
+      out.push(result ?? failedShape(want, 'no result'));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
