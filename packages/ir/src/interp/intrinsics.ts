@@ -48,6 +48,7 @@ const ZERO = new DataView(new ArrayBuffer(64));
 
 /** Raw buffer load with per-dword range checking against num_records (isa-facts §2.3). */
 function bufferLoad(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, thread: number): unknown {
+  if (!(rs instanceof BufferResource)) throw new InterpretError('raw buffer load through a value that is not a buffer resource (make.buffer.rsrc)');
   const size = codec.size;
   const addr = rs.base + so + vo;
   if (vo + size <= rs.numRecords) return codec.read(m.resolve(addr, size, false, thread), m.off);
@@ -61,6 +62,7 @@ function bufferLoad(m: Machine, rs: BufferResource, vo: number, so: number, code
 
 /** Raw buffer store: out-of-range dwords are dropped. */
 function bufferStore(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, value: unknown, thread: number): void {
+  if (!(rs instanceof BufferResource)) throw new InterpretError('raw buffer store through a value that is not a buffer resource (make.buffer.rsrc)');
   const size = codec.size;
   const addr = rs.base + so + vo;
   if (vo + size <= rs.numRecords) {

@@ -1,7 +1,7 @@
 /** Global memory, buffers, LDS sizing and AMD raw-buffer range checking (isa-facts §2.3). */
 import { describe, expect, it } from 'vitest';
 import type { Builder } from '../builder.js';
-import { constInt } from '../constants.js';
+import { constInt, nullPtr } from '../constants.js';
 import type { Value } from '../ir.js';
 import { getTarget } from '../targets/index.js';
 import type { Target } from '../targets/target.js';
@@ -213,6 +213,14 @@ describe('AMD raw buffer range checking (per dword against num_records)', () => 
     const out = new Float32Array(3);
     run1(gfx950, m, [x, out]);
     expect(Array.from(out)).toEqual([2, 0, 4]);
+  });
+
+  it('a raw buffer access through something that is not a resource is an error, not zeros', () => {
+    const m = oneThread(gfx950, [{ name: 'out', type: ptr(1) }], (b) => {
+      const v = b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.f32', f32, [nullPtr(8), 0, 0, 0]);
+      b.store(v, b.arg('out'));
+    });
+    expect(() => run1(gfx950, m, [new Float32Array(1)])).toThrow(/raw buffer load through a value that is not a buffer resource/);
   });
 
   it('a buffer resource with a stride is refused', () => {
