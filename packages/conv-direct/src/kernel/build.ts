@@ -417,7 +417,11 @@ class ConvKernelBuilder {
         b.add(b.mul(cv, 8), cStart),
       );
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
-      const lds = b.mul(b.add(b.mul(pos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
+      // threads is a multiple of the 8-channel vectors per pixel, so pass j is pass 0 moved by threads/XCV pixels.
+      const lds =
+        j > 0 && this.threads % g.xChannelVectors === 0
+          ? b.add(slots[0]!.lds, j * (this.threads / g.xChannelVectors) * g.cStride * ELEMENT_BYTES)
+          : b.mul(b.add(b.mul(pos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
@@ -521,7 +525,10 @@ class ConvKernelBuilder {
           pieces.push({ global, rel: undefined, elems: this.wPieceElems });
         }
       }
-      const lds = b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
+      // Fragment slots are linear in the slot index; swizzled rows too when a pass spans whole 8-row swizzle periods.
+      const rowsPerPass = this.threads / (spec.ck / 8);
+      const linear = this.weightLayout === 'fragment' || (Number.isInteger(rowsPerPass) && rowsPerPass % 8 === 0);
+      const lds = j > 0 && linear ? b.add(slots[0]!.lds, j * this.threads * this.wSlotElems * ELEMENT_BYTES) : b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
       slots.push({ global: pieces[0]!.global, lds, inTile, pieces });
     }
     return slots;
