@@ -3,7 +3,7 @@ import { GpuRuntimeError, type Device, type DeviceBuffer, type KernelFunction, t
 import { randomTensor } from '@rocke/reference';
 import { KERNARG_TABLE as REDUCE_KERNARGS, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
 import type { KernelCache } from '../cache.js';
-import { executePlan, preparePlan, timePlan, type PlanBuffers, type TimingOptions } from './execute.js';
+import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
 import { evenlySpaced, referenceCheck } from './reference-check.js';
 
@@ -29,6 +29,8 @@ export interface CandidateResult {
   medianMs?: number;
   minMs?: number;
   inner?: number;
+  /** How the repetitions were timed (see timePlan). */
+  timing?: 'spin' | 'plain';
   /** Set when planning, loading or running failed; such a candidate is never ranked. */
   error?: string;
   /** Set when the bench's time or count cap stopped before this candidate. */
@@ -72,6 +74,8 @@ export interface ShapeBenchOptions extends TimingOptions {
   inputs?: { x: Uint16Array; w: Uint16Array };
   /** Read back y of the best candidate (rocke run). */
   keepOutput?: boolean;
+  /** false: time without the spin kernel (see timePlan). */
+  spinKernel?: boolean;
   /** Candidates not to run, with the reason (e.g. they killed the GPU context in an earlier process). */
   exclude?: ReadonlyMap<string, string>;
   /** Progress lines (one per candidate). */
@@ -177,6 +181,8 @@ export async function benchShape(
     return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits);
   };
 
+  const spin = options.spinKernel === false ? undefined : loadSpinKernel(device);
+  if (!spin && options.spinKernel !== false && device.info.backend === 'cuda') notes.push('the spin kernel did not load: repetitions are timed as the host launches them');
   const maxCandidates = options.maxCandidates ?? 40;
   const budgetMs = options.budgetMs ?? 20_000;
   const prepared = new Map<string, ReturnType<typeof prepare>>();
@@ -205,8 +211,8 @@ export async function benchShape(
         if (ready.plan.splits !== undefined) r.splits = ready.plan.splits;
         if (p.spec!.variant === 'grouped') r.merge = p.spec!.group_merge;
         r.launches = ready.launches.length;
-        const t = timePlan(device, ready, options);
-        Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner });
+        const t = timePlan(device, ready, { ...options, spin });
+        Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner, timing: t.method });
         prepared.set(entry.kernelName, ready);
         log(`  [${i + 1}/${shape.candidates.length}] ${(t.medianMs * 1000).toFixed(1).padStart(9)} us  ${entry.kernelName}${r.splits ? ` splits ${r.splits}` : ''}`);
       } catch (err) {
@@ -280,5 +286,6 @@ export async function benchShape(
     };
     for (const b of Object.values(buffers)) if (b) quietly(() => b.free());
     for (const m of modules.values()) quietly(() => m.unload());
+    if (spin) quietly(() => spin.module.unload());
   }
 }

@@ -71,6 +71,44 @@ export function executePlan(device: Device, ready: ReadyPlan): void {
   for (const l of ready.launches) device.launch(l.fn, l.grid, l.block, l.args, { sharedBytes: l.sharedBytes });
 }
 
+/**
+ * PTX (JIT-compiled by the driver; no ptxas on the device) of a one-thread kernel that spins
+ * until `ns` nanoseconds of %globaltimer have passed. Queued ahead of a timed loop it keeps the
+ * stream busy while the host enqueues the loop, so the events around the loop see back-to-back
+ * GPU work, not the host's launch rate (the blocking-kernel technique of GPU benchmark harnesses).
+ */
+export const SPIN_PTX = `.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry rocke_spin(
+	.param .u64 rocke_spin_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b64 	%rd<5>;
+
+	ld.param.u64 	%rd1, [rocke_spin_param_0];
+	mov.u64 	%rd2, %globaltimer;
+$L__loop:
+	mov.u64 	%rd3, %globaltimer;
+	sub.s64 	%rd4, %rd3, %rd2;
+	setp.lt.u64 	%p1, %rd4, %rd1;
+	@%p1 bra 	$L__loop;
+	ret;
+}
+`;
+
+/** Loads the spin kernel; undefined when the driver cannot (then timing runs without it). */
+export function loadSpinKernel(device: Device): KernelFunction | undefined {
+  if (device.info.backend !== 'cuda') return undefined;
+  try {
+    return device.loadModule(SPIN_PTX).getFunction('rocke_spin', [{ name: 'ns', type: 'i64' }]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Timing of one plan. */
 export interface PlanTiming {
   /** Median over the timed repetitions of (event time of the repetition / executions per repetition). */
@@ -79,6 +117,8 @@ export interface PlanTiming {
   /** Back-to-back executions between the two events of one repetition. */
   inner: number;
   reps: number;
+  /** `spin`: each repetition queued behind the spin kernel (GPU time); `plain`: launched as the host goes. */
+  method: 'spin' | 'plain';
 }
 
 /** Options of {@link timePlan}. */
@@ -90,33 +130,44 @@ export interface TimingOptions {
   /** Aim for at least this much GPU time per repetition (default 1 ms), capped at `maxInner` executions. */
   targetRepMs?: number;
   maxInner?: number;
+  /** The spin kernel ({@link loadSpinKernel}); without it repetitions are launched as the host goes. */
+  spin?: KernelFunction | undefined;
 }
 
+/** Launches in flight behind the spin kernel at most (well inside the driver's launch queue). */
+export const MAX_QUEUED_LAUNCHES = 512;
+
 /**
- * Times a plan with device events, without CUDA graphs: after the warm-up, one event-timed
- * execution estimates its length; each repetition then records an event, enqueues `inner`
- * back-to-back executions of the whole plan (conv and reduce launches), records a second event,
- * and counts (elapsed / inner). The median of the repetitions is the result. Back-to-back
- * launches keep the GPU busy as long as one execution outlasts the host's launch cost
- * (~6 µs per launch through hip-runtime on the H200); shorter plans are charged that cost.
+ * Times a plan with device events, without CUDA graphs: after the warm-up (which also measures the
+ * host's enqueue time per execution), one event-timed execution sizes the loop; each repetition
+ * then queues the spin kernel for 1.5 × the loop's host enqueue time + 50 µs, records an event,
+ * enqueues `inner` back-to-back executions of the whole plan (conv and reduce launches), records a
+ * second event, and counts (elapsed / inner). The median of the repetitions is the result.
+ * Without a spin kernel the loop runs as the host launches it, so plans shorter than the host's
+ * launch cost (~6 µs per launch) are charged that cost.
  */
 export function timePlan(device: Device, ready: ReadyPlan, options: TimingOptions = {}): PlanTiming {
   const warmup = options.warmup ?? 3;
   const reps = options.iters ?? 20;
   const target = options.targetRepMs ?? 1;
-  const maxInner = options.maxInner ?? 200;
+  const perExec = Math.max(1, ready.launches.length);
+  const maxInner = Math.max(1, Math.min(options.maxInner ?? 200, Math.floor(MAX_QUEUED_LAUNCHES / perExec)));
   const start = device.createEvent();
   const end = device.createEvent();
   try {
+    const host = performance.now();
     for (let i = 0; i < warmup; i++) executePlan(device, ready);
     start.record();
     executePlan(device, ready);
     end.record();
+    const hostPerExec = (performance.now() - host) / (warmup + 1);
     end.synchronize();
     const once = elapsedMs(start, end);
     const inner = Math.max(1, Math.min(maxInner, once > 0 ? Math.ceil(target / once) : maxInner));
+    const spinNs = BigInt(Math.round((1.5 * hostPerExec * inner + 0.05) * 1e6));
     const samples: number[] = [];
     for (let r = 0; r < reps; r++) {
+      if (options.spin) device.launch(options.spin, 1, 1, [spinNs]);
       start.record();
       for (let i = 0; i < inner; i++) executePlan(device, ready);
       end.record();
@@ -124,7 +175,7 @@ export function timePlan(device: Device, ready: ReadyPlan, options: TimingOption
       samples.push(elapsedMs(start, end) / inner);
     }
     samples.sort((a, b) => a - b);
-    return { medianMs: median(samples), minMs: samples[0]!, inner, reps };
+    return { medianMs: median(samples), minMs: samples[0]!, inner, reps, method: options.spin ? 'spin' : 'plain' };
   } finally {
     start.destroy();
     end.destroy();

@@ -42,11 +42,12 @@ function kernelsDir(): { dir: string; dense: [Spec, Spec]; split: Spec; manifest
   return { dir, dense, split, manifest };
 }
 
-function kernels(dense: readonly Spec[], split: Spec, broken?: string): Record<string, FakeKernel> {
-  const out: Record<string, FakeKernel> = {};
+function kernels(dense: readonly Spec[], split: Spec, broken?: string): Record<string, FakeKernel | null> {
+  const out: Record<string, FakeKernel | null> = {};
   for (const s of dense) out[kernelName(s)] = fakeConvKernel('dense', BAKED, kernelName(s) === broken ? 8 : 0);
   out[kernelName(split)] = fakeConvKernel('split_c', BAKED);
   for (const h of helperSpecs('sm_90')) out[reduceName(h)] = fakeReduceKernel(h.dtype);
+  out['rocke_spin'] = null; // the timing spin kernel: no body needed, it only delays the stream
   return out;
 }
 
@@ -75,6 +76,9 @@ describe('GPU bench through the fake binding', () => {
     expect(sc.splits).toBeGreaterThan(1);
     expect(sc.medianMs).toBeCloseTo(0.02, 9);
     expect(result.ranking).toEqual([...dense.map(kernelName).sort(), kernelName(split)]);
+    // Every timed repetition was queued behind the spin kernel, outside the events.
+    expect(result.candidates.every((c) => c.timing === 'spin')).toBe(true);
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * 3);
     expect(result.best!.kernelName).toBe([...dense.map(kernelName)].sort()[0]);
     // Verification: top 3 until 3 pass = all three here, every one passing.
     for (const c of result.candidates) expect(c.verify?.pass, c.kernelName).toBe(true);
@@ -139,9 +143,10 @@ describe('GPU bench through the fake binding', () => {
   it('stops timing at the count cap and says why', async () => {
     const { dir, dense, split, manifest } = kernelsDir();
     const device = openDevice({ binding: createFakeBinding({ kernels: kernels(dense, split) }) });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001 });
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001, spinKernel: false });
     device.close();
     expect(result.candidates.map((c) => c.skipped ?? 'timed')).toEqual(['timed', 'timed', 'count cap 2']);
+    expect(result.candidates[0]!.timing).toBe('plain');
     expect(result.best).toBeDefined();
   });
 
