@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { kernelName, problemCandidates, spillFilter, type Problem } from '@rocke
 import { KernelCache } from '../cache.js';
 import type { KernelCompiler } from '../llvm-toolchain.js';
 import { sha256Hex } from '../hash.js';
+import { SPIN_PTX } from './execute.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
 import { orderCandidates, scoreCandidate } from './select.js';
@@ -104,4 +106,15 @@ describe('bench-prep', () => {
     expect(r3.blobs).toBe(1);
     expect(readdirSync(join(outDir, 'blobs')).flatMap((d) => readdirSync(join(outDir, 'blobs', d)))).toHaveLength(1);
   }, 120_000);
+});
+
+describe('timing spin kernel', () => {
+  const ptxas = spawnSync('ptxas', ['--version']).status === 0;
+  it.skipIf(!ptxas)('its PTX assembles for sm_90 with ptxas (the driver JIT compiles the same text on the device)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rocke-spin-'));
+    writeFileSync(join(dir, 'spin.ptx'), SPIN_PTX);
+    const r = spawnSync('ptxas', ['-arch=sm_90', '-v', join(dir, 'spin.ptx'), '-o', join(dir, 'spin.cubin')], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Compiling entry function 'rocke_spin' for 'sm_90'");
+  });
 });
