@@ -1,6 +1,7 @@
 import { printModule, sm_90 } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { kernargTable } from '../abi.js';
+import { aotCandidates } from '../candidates.js';
 import { plan } from '../plan.js';
 import { kernelName, specGeometry } from '../spec.js';
 import { registerEstimate } from '../spill.js';
@@ -112,5 +113,18 @@ describe('buildConvKernel', () => {
     expect(registerEstimate(sm90Spec({ double_buffer: true })).prefetch).toBe(0);
     expect(registerEstimate(sm90Spec()).prefetch).toBeGreaterThan(0);
     expect(registerEstimate(gfx950Spec({ double_buffer: true })).prefetch).toBeGreaterThan(0);
+  });
+});
+
+describe('AOT grids', () => {
+  it.each(['gfx950', 'gfx942', 'sm_90'] as const)('%s: a spread of every variant\'s AOT candidates builds, with the ABI of its variant', (target) => {
+    for (const variant of ['dense', 'split_c', 'grouped'] as const) {
+      const specs = aotCandidates(target, 'bf16', variant).valid;
+      const step = variant === 'grouped' ? 13 : 5;
+      for (let i = 0; i < specs.length; i += step) {
+        const k = buildConvKernel(specs[i]!);
+        expect(k.module.getFunction(k.name)!.args).toHaveLength(kernargTable(variant).length);
+      }
+    }
   });
 });
