@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { problemCandidates, type Problem } from '@rocke/conv-direct';
+import { kernelName, problemCandidates, type Problem } from '@rocke/conv-direct';
 import { openDevice, probeRuntime, unavailableMessage, type NativeBinding } from '@rocke/hip-runtime';
 import { geometricMean } from '../bench-report.js';
 import { KernelCache } from '../cache.js';
@@ -73,7 +73,7 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
     for (const variant of variants) {
       const valid = problemCandidates(problem, target as 'sm_90', { variant }).valid;
       available[variant] = valid.length;
-      const compiled = valid.filter((s) => conv.has(orderCandidates([s], problem, { keepSpilling: true })[0]!.score.kernelName));
+      const compiled = valid.filter((s) => conv.has(kernelName(s)));
       if (compiled.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
       for (const o of orderCandidates(compiled, problem, { cap: Math.ceil(cap / variants.length), keepSpilling: true })) {
         const e = conv.get(o.score.kernelName)!;

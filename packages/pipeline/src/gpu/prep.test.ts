@@ -8,6 +8,7 @@ import { KernelCache } from '../cache.js';
 import type { KernelCompiler } from '../llvm-toolchain.js';
 import { sha256Hex } from '../hash.js';
 import { SPIN_PTX } from './execute.js';
+import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
 import { orderCandidates, scoreCandidate } from './select.js';
@@ -96,6 +97,11 @@ describe('bench-prep', () => {
     const blobs = new KernelCache(outDir);
     for (const c of [...m.shapes.flatMap((s) => s.candidates), ...m.helpers]) expect(new TextDecoder().decode(blobs.readBlob(c.code))).toMatch(/^cubin /);
     expect(r.blobs).toBe(new Set([...m.shapes.flatMap((s) => s.candidates), ...m.helpers].map((c) => c.code.digest)).size);
+    // Without a manifest, bench builds one from the compile cache: the same compiled candidates.
+    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName).sort()).toEqual(sm.candidates.map((c) => c.kernelName).sort());
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.code.digest).sort()).toEqual(sm.candidates.map((c) => c.code.digest).sort());
+    expect(fromCache.helpers).toHaveLength(4);
     // A second run compiles nothing (the cache is up to date).
     const again = fakeCompiler();
     await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
