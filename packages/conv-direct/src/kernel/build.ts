@@ -77,9 +77,6 @@ export class ConvKernelError extends Error {
 /** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
 export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
 
-/** Elements of padding per pixel row of the LDS output tile (keeps rows 16-byte aligned, spreads banks). */
-const OUT_PAD = 8;
-
 /** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
 const OFF_DIAGONAL = 0x40000000;
 
@@ -179,6 +176,8 @@ class ConvKernelBuilder {
   /** Whether the output tile goes through LDS (16-byte global stores), and its pixel stride in elements. */
   private readonly stagedEpilogue: boolean;
   private readonly outStride: number;
+  /** Bytes per output element: 2 (y) or 4 (split_c's fp32 workspace). */
+  private readonly outBytes: number;
   /** Vector elements of one weight staging slot, and of the pieces it loads in. */
   private readonly wSlotElems: number;
   private readonly wPieceElems: number;
@@ -209,8 +208,10 @@ class ConvKernelBuilder {
     const async = usesAsyncCopy(spec);
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
     this.schedule = async ? 'async-copy' : 'register-prefetch';
-    this.outStride = spec.tile_k + OUT_PAD;
-    this.stagedEpilogue = spec.variant !== 'split_c' && ELEMENT_BYTES * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
+    this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    this.outStride = spec.tile_k + 16 / this.outBytes;
+    this.stagedEpilogue = this.outBytes * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -656,9 +657,11 @@ class ConvKernelBuilder {
    */
   private emitStagedEpilogue(b: Builder, accs: Value[], o: EpilogueInputs, tid: Value, ldsAt: (o: Value) => Value): void {
     const { spec, g, atom, t } = this;
-    const E = ELEMENT_BYTES;
-    const outElem = spec.dtype === 'bf16' ? bfloat : half;
-    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, 8);
+    const split = spec.variant === 'split_c';
+    const E = this.outBytes;
+    const outElem = split ? f32 : spec.dtype === 'bf16' ? bfloat : half;
+    const perVec = 16 / E; // elements per 16-byte vector
+    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, perVec);
     const laneRuns = runs.map((r) => {
       const c = atom.cAt(b, o.lane, r.start);
       // Tile pixel (row-major over tile_h x tile_w) and tile channel of the run's first element.
@@ -666,6 +669,7 @@ class ConvKernelBuilder {
       const kt = b.add(b.mul(o.wm, g.mTilesPerWave * atom.m), c.row);
       return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), E, 'out.lds') };
     });
+    const convert = (v: Value, count: number) => (split ? v : b.fptrunc(v, count === 1 ? outElem : vec(count, outElem)));
     // Every wave is done reading the staged chunks before the tile overwrites them.
     t.barrier(b);
     for (let mt = 0; mt < g.mTilesPerWave; mt++)
@@ -675,15 +679,18 @@ class ConvKernelBuilder {
           const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * E;
           for (const { run, base } of laneRuns) {
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
-            const val = lanes.length === 1 ? b.fptrunc(b.extractElement(acc, lanes[0]!), outElem) : b.fptrunc(b.shuffleVector(acc, acc, lanes), vec(lanes.length, outElem));
+            const val = convert(lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes), lanes.length);
             b.store(val, ldsAt(b.add(base, off)), { align: E * run.length });
           }
         }
     t.barrier(b);
-    const outBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    const outBuf = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    // ws is [splits, N, Ho, Wo, K]: slice s starts s * N*Ho*Wo*K elements in (y strides describe one slice).
+    const sliceBase = split && o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : undefined;
     const imageBase = b.mul(o.n, b.arg('y_stride_n'), 'y.image');
-    const imageK = o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
-    const perPixel = spec.tile_k / 8;
+    const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
+    const imageK = o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
+    const perPixel = spec.tile_k / perVec;
     const vectors = spec.tile_h * spec.tile_w * perPixel;
     for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
       let v = b.add(tid, j * this.threads, `out.v${j}`);
@@ -694,10 +701,10 @@ class ConvKernelBuilder {
       const pix = b.udiv(v, perPixel);
       const oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
       const ow = b.add(o.ow0, b.urem(pix, spec.tile_w));
-      const k = b.add(o.kBase, b.mul(kv, 8));
+      const k = b.add(o.kBase, b.mul(kv, perVec));
       let valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
       if (inTile) valid = b.and(valid, inTile);
-      const val = b.load(vec(8, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, 8)), E)), { align: 16 });
+      const val = b.load(vec(perVec, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), E)), { align: 16 });
       const elem = b.add(b.add(imageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
       t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
     }

@@ -19,17 +19,19 @@ function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs
   return { p: { ...p, C: cs }, x: xs, w: ws };
 }
 
-const cases: [string, Spec, Problem, number[]][] = [
-  ['gfx950', gfx950Spec({ variant: 'split_c', ck: 16, waves_m: 1, waves_n: 4 }), problem3x3({ N: 1, H: 6, W: 20, C: 64, K: 96 }), [1, 2, 4]],
-  ['sm_90', sm90Spec({ variant: 'split_c', tile_h: 4, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem3x3({ N: 2, H: 5, W: 18, C: 64, K: 64, dtype: 'bf16' }), [2, 4]],
+/** [name, spec, problem, split counts, the epilogue the builder picks (fp32 tile through LDS when it fits)]. */
+const cases: [string, Spec, Problem, number[], 'direct' | 'lds-staged'][] = [
+  ['gfx950', gfx950Spec({ variant: 'split_c', ck: 16, waves_m: 1, waves_n: 4 }), problem3x3({ N: 1, H: 6, W: 20, C: 64, K: 96 }), [1, 2, 4], 'direct'],
+  ['sm_90', sm90Spec({ variant: 'split_c', tile_h: 4, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem3x3({ N: 2, H: 5, W: 18, C: 64, K: 64, dtype: 'bf16' }), [2, 4], 'lds-staged'],
 ];
 
 describe('split_c kernel numerics', () => {
-  it.each(cases.map((c) => [`${c[0]} splits ${c[3].join('/')}`, c] as const))('%s: every fp32 slice equals the conv of its channel range, and the slices sum to the conv', (_, [, spec, p, splitCounts]) => {
+  it.each(cases.map((c) => [`${c[0]} splits ${c[3].join('/')}`, c] as const))('%s: every fp32 slice equals the conv of its channel range, and the slices sum to the conv', (_, [, spec, p, splitCounts, epilogue]) => {
     const g = problemGeometry(p);
     const x = randomBits(g.xBytes / 2, p.dtype, 3);
     const w = randomBits(g.wBytes / 2, p.dtype, 4);
     const kernel = buildConvKernel(spec);
+    expect(kernel.epilogue).toBe(epilogue);
     const full = naiveConv(p, x, w);
     for (const splits of splitCounts) {
       const run = interpretConv(kernel, p, x, w, { splits });
