@@ -81,20 +81,28 @@ export const SPIN_PTX = `.version 8.0
 .target sm_90
 .address_size 64
 
+// Spins until ns nanoseconds of %globaltimer have passed, or 2^22 rounds (a timer that does not
+// advance must not hang the bench).
 .visible .entry rocke_spin(
 	.param .u64 rocke_spin_param_0
 )
 {
-	.reg .pred 	%p<2>;
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<3>;
 	.reg .b64 	%rd<5>;
 
 	ld.param.u64 	%rd1, [rocke_spin_param_0];
+	mov.u32 	%r1, 0;
 	mov.u64 	%rd2, %globaltimer;
 $L__loop:
+	add.s32 	%r1, %r1, 1;
+	setp.ge.u32 	%p2, %r1, 4194304;
+	@%p2 bra 	$L__done;
 	mov.u64 	%rd3, %globaltimer;
 	sub.s64 	%rd4, %rd3, %rd2;
 	setp.lt.u64 	%p1, %rd4, %rd1;
 	@%p1 bra 	$L__loop;
+$L__done:
 	ret;
 }
 `;

@@ -170,6 +170,9 @@ writeFileSync(out, JSON.stringify({ rows: shapes.map((s) => ({ name: s.name, ms_
     const text = out.err.join('');
     expect(text).toContain('2.50x');
     expect(text).toMatch(/small-map\s+1\s+2\.500x/);
+    const tableFile = readFileSync(join(dir, 'out', 'bench-table.txt'), 'utf8');
+    expect(tableFile).toContain('2.50x');
+    expect(text.endsWith(tableFile)).toBe(true);
     const details = JSON.parse(readFileSync(join(dir, 'out', 'bench-details.json'), 'utf8'));
     expect(details.shapes[0].candidates).toHaveLength(3);
     // Without the script's output for a shape, the shape counts as a failure and has no row.

@@ -297,7 +297,9 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
     }
     if (cudnnError) io.stderr(`cuDNN baseline: ${cudnnError}\n`);
   }
-  io.stderr(`\n${benchTable(lines)}`);
+  const table = benchTable(lines);
+  io.stderr(`\n${table}`);
+  if (outDir) writeFileSync(join(resolve(io.cwd, outDir), 'bench-table.txt'), table);
   if (outDir) writeFileSync(join(resolve(io.cwd, outDir), 'bench-details.json'), `${JSON.stringify({ shapes: results, cudnnError: cudnnError ?? null }, null, 1)}\n`);
 
   const rows: JsonValue[] = [];
