@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aotCandidates, aotProbe, candidateGrid, filterCandidates, problemCandidates, tileWidthCandidates, AOT_CAPABILITIES } from './candidates.js';
+import { aotCandidates, aotProbe, candidateGrid, filterCandidates, fittedWidths, problemCandidates, tileWidthCandidates, AOT_CAPABILITIES } from './candidates.js';
 import { kernelName } from './spec.js';
 import { registerEstimate, spillFilter, spillReason } from './spill.js';
 import { validate } from './validate.js';
@@ -127,6 +127,17 @@ describe('problemCandidates', () => {
     expect(set.valid.length).toBeGreaterThan(0);
     expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 48, 32]));
     for (const s of set.valid) expect(validate(s, p)).toEqual({ ok: true });
+  });
+
+  it('sm_90 adds 8-wide tiles where 16-wide ones pad more (small and odd maps)', () => {
+    expect(fittedWidths(7, 'm16n8k16')).toEqual([16, 8]);
+    expect(fittedWidths(8, 'm16n8k16')).toEqual([16, 8]);
+    expect(fittedWidths(56, 'm16n8k16')).toEqual([16, 8]);
+    expect(fittedWidths(14, 'm16n8k16')).toEqual([16]);
+    expect(fittedWidths(64, 'm16n8k16')).toEqual([16, 32, 64]);
+    expect(fittedWidths(20, '16x16x32')).toEqual(tileWidthCandidates(20, 16));
+    const set = problemCandidates(problem3x3({ N: 1, H: 7, W: 7, C: 512, K: 512 }), 'sm_90');
+    expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 8]));
   });
 
   it('picks the grouped grid for grouped problems and filters merges that do not fit', () => {

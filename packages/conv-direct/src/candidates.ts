@@ -69,6 +69,22 @@ export function tileWidthCandidates(wo: number, unit: number, maxMult = MAX_WIDT
   return [best];
 }
 
+/**
+ * Tile widths fitted to an output width. sm_90's width unit (16) pads small or odd maps heavily
+ * (Wo 7 or 8 computes 16 columns); when no multiple of the unit divides Wo, the atom's own width
+ * (8 on sm_90) is offered as well if it pads strictly less (one column block per tile, loaded with
+ * ldmatrix.x2).
+ */
+export function fittedWidths(wo: number, atom: AtomName): number[] {
+  const unit = widthUnit(atom);
+  const widths = tileWidthCandidates(wo, unit);
+  const n = ATOMS[atom].n;
+  if (n >= unit || widths.some((w) => wo % w === 0)) return widths;
+  const padded = (w: number) => Math.ceil(wo / w) * w;
+  const finer = tileWidthCandidates(wo, n).filter((w) => w % unit !== 0 && padded(w) < Math.min(...widths.map(padded)));
+  return [...widths, ...finer];
+}
+
 /** Knobs of a candidate grid. */
 export interface GridOptions {
   variant: Variant;
@@ -113,7 +129,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
       const widths =
         opts.wo === undefined || opts.wo === null
           ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1))
-          : tileWidthCandidates(opts.wo, unit);
+          : fittedWidths(opts.wo, atom);
       for (const tile_w of widths)
         for (const tile_h of TILE_H_CHOICES)
           for (const tile_k of tileKs)

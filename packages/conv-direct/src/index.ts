@@ -81,6 +81,7 @@ export {
   aotProbe,
   candidateGrid,
   filterCandidates,
+  fittedWidths,
   problemCandidates,
   tileWidthCandidates,
   widthUnit,
