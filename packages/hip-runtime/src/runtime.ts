@@ -193,6 +193,15 @@ function isPacked(args: LaunchArgs): args is PackedKernargs {
   return typeof args === 'object' && args !== null && !Array.isArray(args) && (args as PackedKernargs).bytes instanceof Uint8Array && 'layout' in args;
 }
 
+// The native handle of an optional stream argument (absent or null: the default stream).
+function streamHandleOf(stream: Stream | null | undefined, device: Device): NativeHandle | null {
+  if (stream === undefined || stream === null) return null;
+  if (!(stream instanceof Stream)) throw new GpuUsageError('stream must be a Stream from device.createStream()');
+  if (stream.device !== device) throw new GpuUsageError('the stream belongs to another device');
+  stream.assertLive();
+  return handleOf(stream);
+}
+
 function bytesOf(view: ArrayBufferView, what: string): Uint8Array {
   if (!ArrayBuffer.isView(view)) throw new GpuUsageError(`${what} must be a typed array or DataView`);
   return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
@@ -278,7 +287,7 @@ export class Device {
     this.assertOpen();
     if (!(fn instanceof KernelFunction)) throw new GpuUsageError('launch needs a KernelFunction from module.getFunction()');
     if (fn.module.device !== this) throw new GpuUsageError(`function '${fn.name}' belongs to another device`);
-    fn.module.assertLoaded();
+    fn.module.assertLive();
     const g = toDim3(grid, 'grid');
     const b = toDim3(block, 'block');
     const { info } = this;
@@ -300,13 +309,7 @@ export class Device {
           `(${info.maxSharedPerBlockOptin} per block, ${fn.attributes.staticSharedBytes} static)`,
       );
     }
-    let stream: NativeHandle | null = null;
-    if (options.stream !== undefined && options.stream !== null) {
-      if (!(options.stream instanceof Stream)) throw new GpuUsageError('stream must be a Stream from device.createStream()');
-      if (options.stream.device !== this) throw new GpuUsageError('the stream belongs to another device');
-      options.stream.assertLive();
-      stream = handleOf(options.stream);
-    }
+    const stream = streamHandleOf(options.stream, this);
     const packed = this.packFor(fn, args);
     callNative(() => this.#binding.launch(handleOf(fn), g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, packed.bytes));
   }
@@ -355,30 +358,60 @@ export class Device {
   }
 }
 
-/** A device allocation. Free it with free(); a garbage-collected buffer is freed by its finalizer. */
-export class DeviceBuffer implements DeviceAddressable {
+/**
+ * What buffers, modules, streams and events share: an owning device, a native handle, and a
+ * release that runs once and not at all after the device closed (closing released everything).
+ */
+abstract class DeviceObject {
   readonly device: Device;
+  #released = false;
+
+  constructor(device: Device, handle: NativeHandle) {
+    this.device = device;
+    nativeOf.set(this, handle);
+  }
+
+  /** True after the object's own release or after the device was closed. */
+  protected get released(): boolean {
+    return this.#released || this.device.closed;
+  }
+
+  /** What a use after the object's own release is told. */
+  protected abstract releasedMessage(): string;
+
+  /** @internal Throws GpuUsageError when the device is closed or the object was released. */
+  assertLive(): void {
+    this.device.assertOpen();
+    if (this.#released) throw new GpuUsageError(this.releasedMessage());
+  }
+
+  protected releaseOnce(release: (binding: NativeBinding, handle: NativeHandle) => void): void {
+    if (this.#released) return;
+    this.#released = true;
+    if (this.device.closed) return;
+    callNative(() => release(this.device.binding, handleOf(this)));
+  }
+}
+
+/** A device allocation. Free it with free(); a garbage-collected buffer is freed by its finalizer. */
+export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
   readonly byteLength: number;
   readonly #address: bigint;
-  #freed = false;
 
   /** @internal Use device.alloc(). */
   constructor(device: Device, handle: NativeHandle, address: bigint, byteLength: number) {
-    this.device = device;
+    super(device, handle);
     this.byteLength = byteLength;
     this.#address = address;
-    nativeOf.set(this, handle);
   }
 
   /** True after free() or after the device was closed. */
   get freed(): boolean {
-    return this.#freed || this.device.closed;
+    return this.released;
   }
 
-  /** @internal Throws GpuUsageError when the buffer can no longer be used. */
-  assertLive(): void {
-    this.device.assertOpen();
-    if (this.#freed) throw new GpuUsageError(`the ${this.byteLength}-byte device buffer was freed`);
+  protected releasedMessage(): string {
+    return `the ${this.byteLength}-byte device buffer was freed`;
   }
 
   /** The device address (for kernel arguments). Throws once freed. */
@@ -445,10 +478,7 @@ export class DeviceBuffer implements DeviceAddressable {
 
   /** Frees the memory now. Freeing twice is a no-op; any other use afterwards throws. */
   free(): void {
-    if (this.#freed) return;
-    this.#freed = true;
-    if (this.device.closed) return; // closing the device already released it
-    callNative(() => this.device.binding.free(handleOf(this)));
+    this.releaseOnce((binding, handle) => binding.free(handle));
   }
 }
 
@@ -472,25 +502,19 @@ export class DeviceView implements DeviceAddressable {
 }
 
 /** A loaded code object. */
-export class Module {
-  readonly device: Device;
-  #unloaded = false;
-
+export class Module extends DeviceObject {
   /** @internal Use device.loadModule(). */
   constructor(device: Device, handle: NativeHandle) {
-    this.device = device;
-    nativeOf.set(this, handle);
+    super(device, handle);
   }
 
   /** True after unload() or after the device was closed. */
   get unloaded(): boolean {
-    return this.#unloaded || this.device.closed;
+    return this.released;
   }
 
-  /** @internal Throws GpuUsageError when the module is gone. */
-  assertLoaded(): void {
-    this.device.assertOpen();
-    if (this.#unloaded) throw new GpuUsageError('the module was unloaded');
+  protected releasedMessage(): string {
+    return 'the module was unloaded';
   }
 
   /**
@@ -499,7 +523,7 @@ export class Module {
    * (cuModuleGetFunction / hipModuleGetFunction) when the module has no such kernel.
    */
   getFunction(name: string, signature?: KernargSignature): KernelFunction {
-    this.assertLoaded();
+    this.assertLive();
     if (typeof name !== 'string' || name === '') throw new GpuUsageError('function name must be a non-empty string');
     if (signature !== undefined) kernargLayout(signature); // a bad signature fails here, not at first launch
     const { handle, attributes } = callNative(() => this.device.binding.getFunction(handleOf(this), name));
@@ -508,10 +532,7 @@ export class Module {
 
   /** Unloads the module; its functions can no longer be launched. Unloading twice is a no-op. */
   unload(): void {
-    if (this.#unloaded) return;
-    this.#unloaded = true;
-    if (this.device.closed) return;
-    callNative(() => this.device.binding.unloadModule(handleOf(this)));
+    this.releaseOnce((binding, handle) => binding.unloadModule(handle));
   }
 }
 
@@ -540,20 +561,14 @@ export class KernelFunction {
 }
 
 /** A stream of ordered work. */
-export class Stream {
-  readonly device: Device;
-  #destroyed = false;
-
+export class Stream extends DeviceObject {
   /** @internal Use device.createStream(). */
   constructor(device: Device, handle: NativeHandle) {
-    this.device = device;
-    nativeOf.set(this, handle);
+    super(device, handle);
   }
 
-  /** @internal Throws GpuUsageError when the stream is gone. */
-  assertLive(): void {
-    this.device.assertOpen();
-    if (this.#destroyed) throw new GpuUsageError('the stream was destroyed');
+  protected releasedMessage(): string {
+    return 'the stream was destroyed';
   }
 
   /** Waits until the stream's work has finished. */
@@ -564,40 +579,25 @@ export class Stream {
 
   /** Destroys the stream. Destroying twice is a no-op. */
   destroy(): void {
-    if (this.#destroyed) return;
-    this.#destroyed = true;
-    if (this.device.closed) return;
-    callNative(() => this.device.binding.destroyStream(handleOf(this)));
+    this.releaseOnce((binding, handle) => binding.destroyStream(handle));
   }
 }
 
 /** A timing event. */
-export class GpuEvent {
-  readonly device: Device;
-  #destroyed = false;
-
+export class GpuEvent extends DeviceObject {
   /** @internal Use device.createEvent(). */
   constructor(device: Device, handle: NativeHandle) {
-    this.device = device;
-    nativeOf.set(this, handle);
+    super(device, handle);
   }
 
-  /** @internal Throws GpuUsageError when the event is gone. */
-  assertLive(): void {
-    this.device.assertOpen();
-    if (this.#destroyed) throw new GpuUsageError('the event was destroyed');
+  protected releasedMessage(): string {
+    return 'the event was destroyed';
   }
 
   /** Records the event on `stream` (default: the default stream). */
   record(stream?: Stream | null): this {
     this.assertLive();
-    let streamHandle: NativeHandle | null = null;
-    if (stream !== undefined && stream !== null) {
-      if (!(stream instanceof Stream)) throw new GpuUsageError('stream must be a Stream from device.createStream()');
-      if (stream.device !== this.device) throw new GpuUsageError('the stream belongs to another device');
-      stream.assertLive();
-      streamHandle = handleOf(stream);
-    }
+    const streamHandle = streamHandleOf(stream, this.device);
     callNative(() => this.device.binding.recordEvent(handleOf(this), streamHandle));
     return this;
   }
@@ -610,10 +610,7 @@ export class GpuEvent {
 
   /** Destroys the event. Destroying twice is a no-op. */
   destroy(): void {
-    if (this.#destroyed) return;
-    this.#destroyed = true;
-    if (this.device.closed) return;
-    callNative(() => this.device.binding.destroyEvent(handleOf(this)));
+    this.releaseOnce((binding, handle) => binding.destroyEvent(handle));
   }
 }
 
