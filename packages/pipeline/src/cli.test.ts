@@ -209,7 +209,7 @@ describe('rocke compile-all and cache', () => {
   it('isolates a failing family member, reports it, and exits 1', async () => {
     const { run: run2 } = cliHarness();
     const deps = { families: () => [axpyFamily({ scales: [1], brokenCount: 1, targets: ['sm_90'] })] };
-    const r = await run2(['compile-all', '--family', 'axpy', '--quiet'], deps);
+    const r = await run2(['compile-all', '--family', 'axpy', '--target', 'sm_90', '--quiet'], deps);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/failed\s+1\s+see below/);
     expect(r.stdout).toMatch(/failures:\ntarget.*\n-+ .*\nsm_90\s+axpy\/broken\s+axpy_broken_0\s+compile\s+.*kernel\.ll:\d+:\d+: error: /);

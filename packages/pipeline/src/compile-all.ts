@@ -54,6 +54,8 @@ export interface CompileAllOptions {
   progress?: CompileAllProgress;
   /** Stops the run: no new job starts, running tool processes are killed; finished entries stay. */
   signal?: AbortSignal;
+  /** Also return the run's entries in the report (`entries`); off by default (a full grid has thousands). */
+  collectEntries?: boolean;
 }
 
 /** Result of {@link compileAll}. */
@@ -79,6 +81,11 @@ export interface CompileAllReport {
   rebuiltByCause: Record<string, number>;
   jobs: number;
   durationMs: number;
+  /**
+   * With `collectEntries`: the entries this run compiled, rebuilt or found up to date, sorted by id,
+   * with the prune marks as written (`pruned` null for kept entries). Failed jobs have none.
+   */
+  entries?: CacheEntry[];
 }
 
 interface Job {
@@ -283,16 +290,20 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
   }
 
   let pruned: PruneDecision[] = [];
+  const ordered = [...runEntries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   // An aborted run saw only part of the entries: twins may be missing, so prune nothing.
   if (pruner && runEntries.size > 0 && aborted === 0) {
-    const ordered = [...runEntries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     try {
       pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const byId = new Map(pruned.map((d) => [d.id, d]));
-      for (const entry of ordered) {
+      for (const [i, entry] of ordered.entries()) {
         const d = byId.get(entry.id);
         const mark = d ? { reason: d.reason, detail: d.detail } : null;
-        if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) cache.putEntry({ ...entry, pruned: mark });
+        if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) {
+          const marked = { ...entry, pruned: mark };
+          cache.putEntry(marked);
+          ordered[i] = marked;
+        }
       }
       const unknown = pruned.filter((d) => !runEntries.has(d.id));
       if (unknown.length) throw new Error(`pruner dropped ${unknown.length} id(s) that are not entries of this run`);
@@ -317,6 +328,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     rebuiltByCause,
     jobs,
     durationMs: performance.now() - started,
+    ...(options.collectEntries ? { entries: ordered } : {}),
   };
 }
 

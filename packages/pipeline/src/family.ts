@@ -33,6 +33,13 @@ export interface Family {
   candidates(target: TargetName): readonly KernelCandidate[];
   /** Emits IR text for one candidate. Must be deterministic: same input, same bytes. */
   build(candidate: KernelCandidate, target: TargetName, flavor: string): BuiltKernel;
+  /** A short summary of a spec's key fields for tables (e.g. tile, channel chunk, waves). */
+  describe?(spec: JsonValue): string;
+  /**
+   * Dynamic LDS / shared bytes a launch of this spec allocates (the code object declares only its
+   * static part, so occupancy read from the binary alone would miss it). Default 0.
+   */
+  launchLdsBytes?(spec: JsonValue): number;
 }
 
 /** What the prune step sees about one entry of a compile-all run. */

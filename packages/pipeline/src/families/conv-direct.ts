@@ -1,4 +1,4 @@
-import { aotCandidates, buildConvKernel, DTYPES, parseSpec, TARGET_NAMES, VARIANTS, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
+import { aotCandidates, buildConvKernel, DTYPES, parseSpec, specGeometry, TARGET_NAMES, VARIANTS, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
 import { getTarget, printModule, VERSION as IR_VERSION } from '@rocke/ir';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../hash.js';
@@ -47,5 +47,31 @@ export function convDirectFamily(options: ConvDirectFamilyOptions = {}): Family 
       const kernel = buildConvKernel(spec);
       return { kernelName: kernel.name, ir: printModule(kernel.module) };
     },
+    describe: describeConvSpec,
+    // conv-direct kernels take all their LDS dynamically: the launch plan's sharedBytes.
+    launchLdsBytes(spec: JsonValue): number {
+      const parsed = parseSpec(spec);
+      return parsed.ok ? specGeometry(parsed.spec).ldsBytes : 0;
+    },
   };
+}
+
+/**
+ * The key fields of a conv-direct spec, e.g. `8x32x128 ck32 w2x4 we3 gm4`: tile_h×tile_w×tile_k,
+ * the channel chunk, the wave layout, then waves_per_eu, group_merge and double buffering when set.
+ */
+export function describeConvSpec(spec: JsonValue): string {
+  const parsed = parseSpec(spec);
+  if (!parsed.ok) return '?';
+  const s = parsed.spec;
+  return [
+    `${s.tile_h}x${s.tile_w}x${s.tile_k}`,
+    `ck${s.ck}`,
+    `w${s.waves_m}x${s.waves_n}`,
+    s.waves_per_eu === null ? '' : `we${s.waves_per_eu}`,
+    s.variant === 'grouped' || s.group_merge !== 1 ? `gm${s.group_merge}` : '',
+    s.double_buffer ? 'db' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

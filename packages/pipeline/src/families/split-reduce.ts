@@ -28,5 +28,12 @@ export function splitReduceFamily(): Family {
       if (irFlavor !== flavor) throw new TypeError(`split-reduce emits ${irFlavor} IR; the compiler expects ${flavor}`);
       return emitSplitReduce(parsed.data);
     },
+    describe(spec: JsonValue): string {
+      const parsed = SplitReduceSpecSchema.safeParse(spec);
+      if (!parsed.success) return '?';
+      const s = parsed.data;
+      // dtype, vector width, threads × outputs per thread, slices per step.
+      return `${s.dtype} vec${s.vectorWidth} ${s.threads}t x${s.outputsPerThread} s${s.slicesPerStep}`;
+    },
   };
 }
