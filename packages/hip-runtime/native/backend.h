@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,26 @@ struct DeviceInfo {
 struct FunctionAttributes {
   int maxThreadsPerBlock = 0, staticSharedBytes = 0, constBytes = 0, localBytes = 0, numRegs = 0;
 };
+
+// CUfunction_attribute values, which hipFunction_attribute copies, so one list serves both
+// backends (cuda_abi_check.cc holds them against cuda.h).
+constexpr int kFuncMaxThreadsPerBlock = 0;
+constexpr int kFuncSharedSizeBytes = 1;
+constexpr int kFuncConstSizeBytes = 2;
+constexpr int kFuncLocalSizeBytes = 3;
+constexpr int kFuncNumRegs = 4;
+
+// `get(attribute)` asks the runtime for one of the values above.
+template <typename Get>
+FunctionAttributes ReadFunctionAttributes(Get&& get) {
+  FunctionAttributes a;
+  a.maxThreadsPerBlock = get(kFuncMaxThreadsPerBlock);
+  a.staticSharedBytes = get(kFuncSharedSizeBytes);
+  a.constBytes = get(kFuncConstSizeBytes);
+  a.localBytes = get(kFuncLocalSizeBytes);
+  a.numRegs = get(kFuncNumRegs);
+  return a;
+}
 
 // Opaque runtime handles (context, module, function, stream, event).
 using RawHandle = void*;
@@ -81,6 +102,13 @@ class Backend {
 
 // Tries each candidate path in order; returns the backend built on the first library that
 // opens and exports every symbol, or nullptr. Every attempt is appended to `attempts`.
+// `bind` resolves a backend's symbols from an open library and returns the backend, or
+// nullptr after appending the absent names to `missing`; `missingNote` ends that attempt's error.
+using BindBackend = std::function<std::unique_ptr<Backend>(void* library, std::string& missing)>;
+std::unique_ptr<Backend> LoadFirstLibrary(const std::vector<std::string>& candidates,
+                                          std::vector<LoadAttempt>& attempts, const BindBackend& bind,
+                                          const std::string& missingNote = {});
+
 std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candidates,
                                          std::vector<LoadAttempt>& attempts);
 std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidates,

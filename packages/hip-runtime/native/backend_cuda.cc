@@ -129,18 +129,11 @@ class CudaBackend final : public Backend {
 
   FunctionAttributes functionAttributes(RawHandle handle) override {
     auto function = static_cast<CUfunction>(handle);
-    auto get = [&](int attribute) {
+    return ReadFunctionAttributes([&](int attribute) {
       int value = 0;
       check(t_.cuFuncGetAttribute(&value, attribute, function), "cuFuncGetAttribute");
       return value;
-    };
-    FunctionAttributes a;
-    a.maxThreadsPerBlock = get(kFuncMaxThreadsPerBlock);
-    a.staticSharedBytes = get(kFuncSharedSizeBytes);
-    a.constBytes = get(kFuncConstSizeBytes);
-    a.localBytes = get(kFuncLocalSizeBytes);
-    a.numRegs = get(kFuncNumRegs);
-    return a;
+    });
   }
 
   void setMaxDynamicShared(RawHandle function, int bytes) override {
@@ -234,28 +227,15 @@ const char* FallbackName(const char* symbol) {
 
 std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candidates,
                                          std::vector<LoadAttempt>& attempts) {
-  for (const std::string& path : candidates) {
-    std::string error;
-    void* library = OpenLibrary(path, error);
-    if (library == nullptr) {
-      attempts.push_back({path, error});
-      continue;
-    }
+  return LoadFirstLibrary(candidates, attempts, [](void* library, std::string& missing) -> std::unique_ptr<Backend> {
     SymbolTable table;
-    std::string missing;
 #define ROCKE_CUDA_RESOLVE(name, params) \
   table.name = reinterpret_cast<decltype(table.name)>(FindSymbol(library, #name, FallbackName(#name), missing));
     ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_RESOLVE)
 #undef ROCKE_CUDA_RESOLVE
-    if (!missing.empty()) {
-      attempts.push_back({path, "loaded, but it does not export " + SummarizeMissing(missing)});
-      CloseLibrary(library);
-      continue;
-    }
-    attempts.push_back({path, ""});
+    if (!missing.empty()) return nullptr;
     return std::make_unique<CudaBackend>(library, table);
-  }
-  return nullptr;
+  });
 }
 
 }  // namespace rocke

@@ -116,18 +116,11 @@ class HipBackend final : public Backend {
 
   FunctionAttributes functionAttributes(RawHandle handle) override {
     auto function = static_cast<hipFunction_t>(handle);
-    auto get = [&](int attribute) {
+    return ReadFunctionAttributes([&](int attribute) {
       int value = 0;
       check(t_.hipFuncGetAttribute(&value, attribute, function), "hipFuncGetAttribute");
       return value;
-    };
-    FunctionAttributes a;
-    a.maxThreadsPerBlock = get(kFuncMaxThreadsPerBlock);
-    a.staticSharedBytes = get(kFuncSharedSizeBytes);
-    a.constBytes = get(kFuncConstSizeBytes);
-    a.localBytes = get(kFuncLocalSizeBytes);
-    a.numRegs = get(kFuncNumRegs);
-    return a;
+    });
   }
 
   void setMaxDynamicShared(RawHandle, int) override {}
@@ -202,15 +195,8 @@ class HipBackend final : public Backend {
 
 std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidates,
                                         std::vector<LoadAttempt>& attempts) {
-  for (const std::string& path : candidates) {
-    std::string error;
-    void* library = OpenLibrary(path, error);
-    if (library == nullptr) {
-      attempts.push_back({path, error});
-      continue;
-    }
+  auto bind = [](void* library, std::string& missing) -> std::unique_ptr<Backend> {
     SymbolTable table;
-    std::string missing;
     table.hipGetErrorString =
         reinterpret_cast<decltype(table.hipGetErrorString)>(FindSymbol(library, "hipGetErrorString", nullptr, missing));
     table.hipGetErrorName =
@@ -219,15 +205,10 @@ std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidat
   table.name = reinterpret_cast<decltype(table.name)>(FindSymbol(library, #name, nullptr, missing));
     ROCKE_HIP_SYMBOLS(ROCKE_HIP_RESOLVE)
 #undef ROCKE_HIP_RESOLVE
-    if (!missing.empty()) {
-      attempts.push_back({path, "loaded, but it does not export " + SummarizeMissing(missing) + " (HIP 6 or newer is required)"});
-      CloseLibrary(library);
-      continue;
-    }
-    attempts.push_back({path, ""});
+    if (!missing.empty()) return nullptr;
     return std::make_unique<HipBackend>(library, table);
-  }
-  return nullptr;
+  };
+  return LoadFirstLibrary(candidates, attempts, bind, " (HIP 6 or newer is required)");
 }
 
 }  // namespace rocke

@@ -12,6 +12,7 @@
                 #name ": signature differs from cuda.h");
 ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_CHECK)
 
+#include "backend.h"
 #include "cuda_api.h"
 namespace c = rocke::cuda;
 static_assert(sizeof(c::CUresult) == sizeof(CUresult));
@@ -30,11 +31,11 @@ static_assert(c::kAttrMultiprocessorCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_
 static_assert(c::kAttrComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 static_assert(c::kAttrComputeCapabilityMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 static_assert(c::kAttrMaxSharedPerBlockOptin == CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-static_assert(c::kFuncMaxThreadsPerBlock == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-static_assert(c::kFuncSharedSizeBytes == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-static_assert(c::kFuncConstSizeBytes == CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
-static_assert(c::kFuncLocalSizeBytes == CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-static_assert(c::kFuncNumRegs == CU_FUNC_ATTRIBUTE_NUM_REGS);
+static_assert(rocke::kFuncMaxThreadsPerBlock == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+static_assert(rocke::kFuncSharedSizeBytes == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+static_assert(rocke::kFuncConstSizeBytes == CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+static_assert(rocke::kFuncLocalSizeBytes == CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+static_assert(rocke::kFuncNumRegs == CU_FUNC_ATTRIBUTE_NUM_REGS);
 static_assert(c::kFuncMaxDynamicSharedSizeBytes == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
 static_assert(c::kJitInfoLogBuffer == CU_JIT_INFO_LOG_BUFFER);
 static_assert(c::kJitInfoLogBufferSizeBytes == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);

@@ -32,12 +32,7 @@ constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kAttrMaxSharedPerBlockOptin = 97;
 
-// CUfunction_attribute values.
-constexpr int kFuncMaxThreadsPerBlock = 0;
-constexpr int kFuncSharedSizeBytes = 1;
-constexpr int kFuncConstSizeBytes = 2;
-constexpr int kFuncLocalSizeBytes = 3;
-constexpr int kFuncNumRegs = 4;
+// CUfunction_attribute values beyond the ones both backends read (backend.h).
 constexpr int kFuncMaxDynamicSharedSizeBytes = 8;
 
 // CUjit_option values.

@@ -17,13 +17,6 @@ typedef void* hipDeviceptr_t;
 
 constexpr hipError_t hipSuccess = 0;
 
-// hipFunction_attribute: same numbering as CUfunction_attribute.
-constexpr int kFuncMaxThreadsPerBlock = 0;
-constexpr int kFuncSharedSizeBytes = 1;
-constexpr int kFuncConstSizeBytes = 2;
-constexpr int kFuncLocalSizeBytes = 3;
-constexpr int kFuncNumRegs = 4;
-
 // hipModuleLaunchKernel `extra` markers (HIP's END is 3, unlike CUDA's 0).
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
 inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);

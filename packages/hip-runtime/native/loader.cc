@@ -33,6 +33,29 @@ void* FindSymbol(void* handle, const char* name, const char* fallback, std::stri
   return nullptr;
 }
 
+std::unique_ptr<Backend> LoadFirstLibrary(const std::vector<std::string>& candidates,
+                                          std::vector<LoadAttempt>& attempts, const BindBackend& bind,
+                                          const std::string& missingNote) {
+  for (const std::string& path : candidates) {
+    std::string error;
+    void* library = OpenLibrary(path, error);
+    if (library == nullptr) {
+      attempts.push_back({path, error});
+      continue;
+    }
+    std::string missing;
+    std::unique_ptr<Backend> backend = bind(library, missing);
+    if (!backend) {
+      attempts.push_back({path, "loaded, but it does not export " + SummarizeMissing(missing) + missingNote});
+      CloseLibrary(library);
+      continue;
+    }
+    attempts.push_back({path, ""});
+    return backend;
+  }
+  return nullptr;
+}
+
 std::string SummarizeMissing(const std::string& missing) {
   constexpr int kShown = 4;
   size_t cut = 0;
