@@ -229,6 +229,14 @@ Napi::Value Wrap(Napi::Env env, Ref* ref) {
   });
 }
 
+// Wraps a runtime object; the Ref takes its kind from the handle.
+Napi::Value WrapHandle(Napi::Env env, std::shared_ptr<Handle> handle) {
+  auto ref = std::make_unique<Ref>();
+  ref->kind = handle->kind;
+  ref->handle = std::move(handle);
+  return Wrap(env, ref.release());
+}
+
 Ref& UnwrapRef(Napi::Env env, const Napi::Value& value, Kind kind, const char* what) {
   if (!value.IsExternal()) throw Napi::TypeError::New(env, std::string(what) + " must be a native " + KindName(kind) + " handle");
   Ref* ref = value.As<Napi::External<Ref>>().Data();
@@ -446,20 +454,19 @@ Napi::Value Alloc(const Napi::CallbackInfo& info) {
     if (bytes == 0) throw Napi::RangeError::New(env, "bytes must be positive");
     device.makeCurrent();
     uint64_t address = device.backend->alloc(bytes);
-    auto ref = std::make_unique<Ref>();
-    ref->kind = Kind::Buffer;
-    ref->handle = std::make_shared<BufferHandle>(deviceRef.device, address, bytes);
     Napi::Object result = Napi::Object::New(env);
-    result.Set("handle", Wrap(env, ref.release()));
+    result.Set("handle", WrapHandle(env, std::make_shared<BufferHandle>(deviceRef.device, address, bytes)));
     result.Set("address", Napi::BigInt::New(env, address));
     return result;
   });
 }
 
-Napi::Value Free(const Napi::CallbackInfo& info) {
+// free / unloadModule / destroyStream / destroyEvent (handle): releasing twice, or after the
+// device closed, is a no-op.
+template <Kind kKind>
+Napi::Value Release(const Napi::CallbackInfo& info) {
   return Guard(info, [&](Napi::Env env) -> Napi::Value {
-    Handle& buffer = *UnwrapRef(env, info[0], Kind::Buffer, "buffer").handle;
-    buffer.release();  // freeing twice, or after the device closed, is a no-op
+    UnwrapRef(env, info[0], kKind, KindName(kKind)).handle->release();
     return env.Undefined();
   });
 }
@@ -537,17 +544,7 @@ Napi::Value LoadModule(const Napi::CallbackInfo& info) {
     copy.push_back(0);
     device.makeCurrent();
     RawHandle module = device.backend->loadModule(copy.data());
-    auto ref = std::make_unique<Ref>();
-    ref->kind = Kind::Module;
-    ref->handle = std::make_shared<ModuleHandle>(deviceRef.device, module);
-    return Wrap(env, ref.release());
-  });
-}
-
-Napi::Value UnloadModule(const Napi::CallbackInfo& info) {
-  return Guard(info, [&](Napi::Env env) -> Napi::Value {
-    UnwrapRef(env, info[0], Kind::Module, "module").handle->release();
-    return env.Undefined();
+    return WrapHandle(env, std::make_shared<ModuleHandle>(deviceRef.device, module));
   });
 }
 
@@ -561,9 +558,7 @@ Napi::Value GetFunction(const Napi::CallbackInfo& info) {
     Backend& backend = *module.device->backend;
     RawHandle function = backend.getFunction(module.module, name.c_str());
     FunctionAttributes attributes = backend.functionAttributes(function);
-    auto ref = std::make_unique<Ref>();
-    ref->kind = Kind::Function;
-    ref->handle = std::make_shared<FunctionHandle>(module.device, std::static_pointer_cast<ModuleHandle>(moduleRef.handle),
+    auto handle = std::make_shared<FunctionHandle>(module.device, std::static_pointer_cast<ModuleHandle>(moduleRef.handle),
                                                    function, attributes);
     Napi::Object attrs = Napi::Object::New(env);
     attrs.Set("maxThreadsPerBlock", Napi::Number::New(env, attributes.maxThreadsPerBlock));
@@ -572,7 +567,7 @@ Napi::Value GetFunction(const Napi::CallbackInfo& info) {
     attrs.Set("localBytes", Napi::Number::New(env, attributes.localBytes));
     attrs.Set("numRegs", Napi::Number::New(env, attributes.numRegs));
     Napi::Object result = Napi::Object::New(env);
-    result.Set("handle", Wrap(env, ref.release()));
+    result.Set("handle", WrapHandle(env, std::move(handle)));
     result.Set("attributes", attrs);
     return result;
   });
@@ -616,23 +611,15 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
   });
 }
 
-Napi::Value CreateStream(const Napi::CallbackInfo& info) {
+// createStream / createEvent (device) -> handle
+template <typename T, RawHandle (Backend::*kCreate)()>
+Napi::Value CreateOnDevice(const Napi::CallbackInfo& info) {
   return Guard(info, [&](Napi::Env env) -> Napi::Value {
     Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
     DeviceState& device = OpenDeviceOf(env, info[0], "device");
     device.makeCurrent();
-    RawHandle stream = device.backend->createStream();
-    auto ref = std::make_unique<Ref>();
-    ref->kind = Kind::Stream;
-    ref->handle = std::make_shared<StreamHandle>(deviceRef.device, stream);
-    return Wrap(env, ref.release());
-  });
-}
-
-Napi::Value DestroyStream(const Napi::CallbackInfo& info) {
-  return Guard(info, [&](Napi::Env env) -> Napi::Value {
-    UnwrapRef(env, info[0], Kind::Stream, "stream").handle->release();
-    return env.Undefined();
+    RawHandle created = (device.backend->*kCreate)();
+    return WrapHandle(env, std::make_shared<T>(deviceRef.device, created));
   });
 }
 
@@ -641,26 +628,6 @@ Napi::Value SynchronizeStream(const Napi::CallbackInfo& info) {
     StreamHandle& stream = LiveHandle<StreamHandle>(env, info[0], Kind::Stream, "stream");
     stream.device->makeCurrent();
     stream.device->backend->synchronizeStream(stream.stream);
-    return env.Undefined();
-  });
-}
-
-Napi::Value CreateEvent(const Napi::CallbackInfo& info) {
-  return Guard(info, [&](Napi::Env env) -> Napi::Value {
-    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
-    DeviceState& device = OpenDeviceOf(env, info[0], "device");
-    device.makeCurrent();
-    RawHandle event = device.backend->createEvent();
-    auto ref = std::make_unique<Ref>();
-    ref->kind = Kind::Event;
-    ref->handle = std::make_shared<EventHandle>(deviceRef.device, event);
-    return Wrap(env, ref.release());
-  });
-}
-
-Napi::Value DestroyEvent(const Napi::CallbackInfo& info) {
-  return Guard(info, [&](Napi::Env env) -> Napi::Value {
-    UnwrapRef(env, info[0], Kind::Event, "event").handle->release();
     return env.Undefined();
   });
 }
@@ -700,30 +667,36 @@ Napi::Value ElapsedMs(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
-  exports.Set("load", Napi::Function::New(env, Load, "load"));
-  exports.Set("deviceCount", Napi::Function::New(env, DeviceCount, "deviceCount"));
-  exports.Set("deviceInfo", Napi::Function::New(env, DeviceInfoOf, "deviceInfo"));
-  exports.Set("openDevice", Napi::Function::New(env, OpenDevice, "openDevice"));
-  exports.Set("closeDevice", Napi::Function::New(env, CloseDeviceFn, "closeDevice"));
-  exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));
-  exports.Set("alloc", Napi::Function::New(env, Alloc, "alloc"));
-  exports.Set("free", Napi::Function::New(env, Free, "free"));
-  exports.Set("copyToDevice", Napi::Function::New(env, CopyToDevice, "copyToDevice"));
-  exports.Set("copyFromDevice", Napi::Function::New(env, CopyFromDevice, "copyFromDevice"));
-  exports.Set("copyDeviceToDevice", Napi::Function::New(env, CopyDeviceToDevice, "copyDeviceToDevice"));
-  exports.Set("memset", Napi::Function::New(env, Memset, "memset"));
-  exports.Set("loadModule", Napi::Function::New(env, LoadModule, "loadModule"));
-  exports.Set("unloadModule", Napi::Function::New(env, UnloadModule, "unloadModule"));
-  exports.Set("getFunction", Napi::Function::New(env, GetFunction, "getFunction"));
-  exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
-  exports.Set("createStream", Napi::Function::New(env, CreateStream, "createStream"));
-  exports.Set("destroyStream", Napi::Function::New(env, DestroyStream, "destroyStream"));
-  exports.Set("synchronizeStream", Napi::Function::New(env, SynchronizeStream, "synchronizeStream"));
-  exports.Set("createEvent", Napi::Function::New(env, CreateEvent, "createEvent"));
-  exports.Set("destroyEvent", Napi::Function::New(env, DestroyEvent, "destroyEvent"));
-  exports.Set("recordEvent", Napi::Function::New(env, RecordEvent, "recordEvent"));
-  exports.Set("synchronizeEvent", Napi::Function::New(env, SynchronizeEvent, "synchronizeEvent"));
-  exports.Set("elapsedMs", Napi::Function::New(env, ElapsedMs, "elapsedMs"));
+  const struct {
+    const char* name;
+    Napi::Function::Callback callback;
+  } functions[] = {
+      {"load", Load},
+      {"deviceCount", DeviceCount},
+      {"deviceInfo", DeviceInfoOf},
+      {"openDevice", OpenDevice},
+      {"closeDevice", CloseDeviceFn},
+      {"synchronize", Synchronize},
+      {"alloc", Alloc},
+      {"free", Release<Kind::Buffer>},
+      {"copyToDevice", CopyToDevice},
+      {"copyFromDevice", CopyFromDevice},
+      {"copyDeviceToDevice", CopyDeviceToDevice},
+      {"memset", Memset},
+      {"loadModule", LoadModule},
+      {"unloadModule", Release<Kind::Module>},
+      {"getFunction", GetFunction},
+      {"launch", Launch},
+      {"createStream", (CreateOnDevice<StreamHandle, &Backend::createStream>)},
+      {"destroyStream", Release<Kind::Stream>},
+      {"synchronizeStream", SynchronizeStream},
+      {"createEvent", (CreateOnDevice<EventHandle, &Backend::createEvent>)},
+      {"destroyEvent", Release<Kind::Event>},
+      {"recordEvent", RecordEvent},
+      {"synchronizeEvent", SynchronizeEvent},
+      {"elapsedMs", ElapsedMs},
+  };
+  for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.callback, f.name));
   return exports;
 }
 
