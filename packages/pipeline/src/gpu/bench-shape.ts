@@ -6,6 +6,7 @@ import type { KernelCache } from '../cache.js';
 import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
 import { evenlySpaced, referenceCheck } from './reference-check.js';
+import { splitTrials } from './select.js';
 
 /** Verification outcome of one candidate. */
 export interface VerifyResult {
@@ -23,6 +24,8 @@ export interface CandidateResult {
   kernelName: string;
   variant: string;
   splits?: number;
+  /** split_c: every split count timed (the binary is the same; `splits` is the fastest of them). */
+  splitTimes?: { splits: number; medianMs: number }[];
   merge?: number;
   /** Launches per execution of the plan (conv + reduce). */
   launches?: number;
@@ -169,12 +172,16 @@ export async function benchShape(
     try {
       const sp = parseSpec(entry.spec);
       if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
-      return { spec: sp.spec, plan: planConv(sp.spec, problem, sp.spec.target) };
+      const plan = planConv(sp.spec, problem, sp.spec.target);
+      // split_c: the planner's count and its neighbours are all timed (splits is a runtime kernarg).
+      const trials = sp.spec.variant === 'split_c' ? splitTrials(sp.spec, problem) : [plan.splits];
+      const trialPlans = trials.map((s) => (s === plan.splits ? plan : planConv(sp.spec, problem, sp.spec.target, { splits: s! })));
+      return { spec: sp.spec, plan, trialPlans };
     } catch (err) {
       return { error: message(err) };
     }
   });
-  const wsBytes = Math.max(0, ...plans.map((p) => ('plan' in p && p.plan ? p.plan.workspaceBytes : 0)));
+  const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trialPlans' in p && p.trialPlans ? p.trialPlans.map((t) => t.workspaceBytes) : [0])));
   if (wsBytes > 0) buffers.ws = device.alloc(wsBytes);
   const prepare = (spec: Spec, splits: number | undefined, entry: ManifestShape['candidates'][number]) => {
     const fn = load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, kernargTable(spec.variant));
@@ -207,14 +214,21 @@ export async function benchShape(
       try {
         const p = plans[i]!;
         if ('error' in p) throw new Error(p.error);
-        const ready = prepare(p.spec!, p.plan!.splits, entry);
+        let fastest: { ready: ReturnType<typeof prepare>; t: ReturnType<typeof timePlan> } | undefined;
+        for (const trial of p.trialPlans!) {
+          const ready = prepare(p.spec!, trial.splits, entry);
+          const t = timePlan(device, ready, { ...options, spin });
+          if (trial.splits !== undefined) (r.splitTimes ??= []).push({ splits: trial.splits, medianMs: t.medianMs });
+          if (!fastest || t.medianMs < fastest.t.medianMs) fastest = { ready, t };
+        }
+        const { ready, t } = fastest!;
         if (ready.plan.splits !== undefined) r.splits = ready.plan.splits;
         if (p.spec!.variant === 'grouped') r.merge = p.spec!.group_merge;
         r.launches = ready.launches.length;
-        const t = timePlan(device, ready, { ...options, spin });
         Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner, timing: t.method });
         prepared.set(entry.kernelName, ready);
-        log(`  [${i + 1}/${shape.candidates.length}] ${(t.medianMs * 1000).toFixed(1).padStart(9)} us  ${entry.kernelName}${r.splits ? ` splits ${r.splits}` : ''}`);
+        const tried = r.splitTimes && r.splitTimes.length > 1 ? ` (tried ${r.splitTimes.map((s) => `s${s.splits} ${(s.medianMs * 1000).toFixed(1)}`).join(', ')})` : '';
+        log(`  [${i + 1}/${shape.candidates.length}] ${(t.medianMs * 1000).toFixed(1).padStart(9)} us  ${entry.kernelName}${r.splits ? ` splits ${r.splits}` : ''}${tried}`);
       } catch (err) {
         r.error = message(err);
         log(`  [${i + 1}/${shape.candidates.length}] error: ${r.error}  ${entry.kernelName}`);

@@ -15,6 +15,7 @@ import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
 import { gpuBench, gpuRunConv } from './gpu-bench.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
+import { splitTrials } from './select.js';
 
 const PROBLEM: Problem = { N: 2, H: 6, W: 6, C: 32, K: 16, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BAKED = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dtype: 'bf16' as const };
@@ -78,7 +79,12 @@ describe('GPU bench through the fake binding', () => {
     expect(result.ranking).toEqual([...dense.map(kernelName).sort(), kernelName(split)]);
     // Every timed repetition was queued behind the spin kernel, outside the events.
     expect(result.candidates.every((c) => c.timing === 'spin')).toBe(true);
-    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * 3);
+    // split_c times each of its split counts (same binary, splits a kernarg); equal fake times keep the planner's.
+    const trials = splitTrials(split, PROBLEM);
+    expect(trials.length).toBeGreaterThan(1);
+    expect(sc.splitTimes!.map((t) => t.splits)).toEqual(trials);
+    expect(sc.splits).toBe(trials[0]);
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * (2 + trials.length));
     expect(result.best!.kernelName).toBe([...dense.map(kernelName)].sort()[0]);
     // Verification: top 3 until 3 pass = all three here, every one passing.
     for (const c of result.candidates) expect(c.verify?.pass, c.kernelName).toBe(true);

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kernelName, problemCandidates, spillFilter, type Problem } from '@rocke/conv-direct';
+import { chooseSplits, kernelName, problemCandidates, spillFilter, splitOptions, type Problem } from '@rocke/conv-direct';
 import { KernelCache } from '../cache.js';
 import type { KernelCompiler } from '../llvm-toolchain.js';
 import { sha256Hex } from '../hash.js';
@@ -11,7 +11,7 @@ import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
-import { orderCandidates, scoreCandidate } from './select.js';
+import { MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, splitTrials } from './select.js';
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
@@ -122,5 +122,31 @@ describe('timing spin kernel', () => {
     const r = spawnSync('ptxas', ['-arch=sm_90', '-v', join(dir, 'spin.ptx'), '-o', join(dir, 'spin.cubin')], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("Compiling entry function 'rocke_spin' for 'sm_90'");
+  });
+});
+
+describe('splitTrials', () => {
+  const WIDE: Problem = { ...SMALL_MAP, N: 4, H: 8, W: 8, C: 1280, K: 1280 };
+  it("times the planner's split count first, then feasible neighbours at about half, twice and four times it", () => {
+    const specs = problemCandidates(WIDE, 'sm_90', { variant: 'split_c' }).valid;
+    const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
+    expect(spec).toBeDefined();
+    const chosen = chooseSplits(spec, WIDE).splits;
+    const feasible = splitOptions(spec, WIDE).map((o) => o.splits);
+    expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
+    expect(chosen).toBe(2);
+    expect(splitTrials(spec, WIDE)).toEqual([2, 1, 4, 10]);
+  });
+  it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {
+    for (const p of [WIDE, SMALL_MAP]) {
+      for (const spec of problemCandidates(p, 'sm_90', { variant: 'split_c' }).valid.slice(0, 30)) {
+        const t = splitTrials(spec, p);
+        const feasible = splitOptions(spec, p).map((o) => o.splits);
+        expect(t[0]).toBe(chooseSplits(spec, p).splits);
+        expect(new Set(t).size).toBe(t.length);
+        expect(t.length).toBeLessThanOrEqual(MAX_SPLIT_TRIALS);
+        for (const s of t) expect(feasible).toContain(s);
+      }
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, residency, spillFilter, type Problem, type Spec } from '@rocke/conv-direct';
+import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, residency, spillFilter, splitOptions, type Problem, type Spec } from '@rocke/conv-direct';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {
@@ -89,4 +89,28 @@ export function orderCandidates(specs: readonly Spec[], problem: Problem, option
   }
   for (let i = 0; i < scored.length && taken.size < cap; i++) taken.add(i);
   return scored.filter((_, i) => taken.has(i));
+}
+
+/** Most split counts the bench times per split_c candidate. */
+export const MAX_SPLIT_TRIALS = 4;
+
+/**
+ * Split counts the bench times for one split_c spec on one problem: the planner's choice first,
+ * then the feasible counts nearest to half, twice and four times it (feasible: conv-direct's
+ * `splitOptions`, i.e. C/splits a multiple of ck and the workspace in range). The split count is a
+ * runtime kernarg, so all of them run the same binary; the planner's two-waves rule is a model, and
+ * on small maps the fp32 workspace traffic of extra slices and the tail of the last wave trade off
+ * in ways only the timing settles. Deterministic, no duplicates, at most {@link MAX_SPLIT_TRIALS}.
+ */
+export function splitTrials(spec: Spec, problem: Problem): number[] {
+  const chosen = chooseSplits(spec, problem).splits;
+  const feasible = splitOptions(spec, problem).map((o) => o.splits);
+  const out = [chosen];
+  const add = (s: number | undefined) => {
+    if (s !== undefined && !out.includes(s) && out.length < MAX_SPLIT_TRIALS) out.push(s);
+  };
+  add([...feasible].reverse().find((s) => s <= chosen / 2)); // fewer slices: less workspace traffic
+  add(feasible.find((s) => s >= chosen * 2)); // more slices: more workgroups
+  add(feasible.find((s) => s >= chosen * 4));
+  return out;
 }
