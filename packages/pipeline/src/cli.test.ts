@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KernelCache } from './cache.js';
 import type { CompileAllReport } from './compile-all.js';
-import { kernelName, problemCandidates } from '@rocke/conv-direct';
+import { aotCandidates, kernelName, problemCandidates } from '@rocke/conv-direct';
 import { compileAll } from './compile-all.js';
 import type { PlanReport } from './commands/plan-command.js';
 import { axpyFamily } from './families/axpy.js';
 import { convDirectFamily } from './families/conv-direct.js';
 import { LlvmToolchain } from './llvm-toolchain.js';
 import { readNpy, writeNpy } from './npy.js';
+import { DEFAULT_PROBLEMS } from './problem-set.js';
 import { bundleForNode } from './testing/bundle.js';
 import { cliHarness } from './testing/cli-harness.js';
 
@@ -193,17 +194,88 @@ describe('rocke compile-all and cache', () => {
     expect((await run(['cache', 'shrink'])).stderr).toContain("unknown cache subcommand 'shrink'");
   });
 
-  it('compiles the default family set when no --family is given', async () => {
-    const { run: run3 } = cliHarness();
-    const r = await run3(['compile-all', '--target', 'sm_90', '--limit', '1', '--quiet', '--json']);
+  it('compiles the built-in problem set for gfx950 by default: selection, kept kernels with their facts, summary', async () => {
+    const { run: runP } = cliHarness();
+    const r = await runP(['compile-all', '--cap', '2', '--quiet']);
     expect(r.code).toBe(0);
-    const report = r.json<CompileAllReport & { families: string[] }>();
-    expect(report.families).toEqual(['direct_fwd', 'direct_fwd_helper']);
-    // --limit 1: one candidate per family and target.
-    expect(report.compiled).toBe(2);
-    const ls = (await run3(['cache', 'ls', '--json'])).json<{ entries: { family: string }[] }>();
-    expect(ls.entries.map((e) => e.family).sort()).toEqual(['direct_fwd', 'direct_fwd_helper']);
-    expect(report.failed).toEqual([]);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('compile-all: built-in problem set for gfx950, at most 2 candidates per shape (--grid aot: the full grid)');
+    // The selection: each shape's apt variants with conv-direct's valid counts and the cap's share.
+    for (const p of DEFAULT_PROBLEMS) {
+      for (const v of p.problem.groups > 1 ? (['grouped'] as const) : (['dense', 'split_c'] as const)) {
+        const valid = problemCandidates(p.problem, 'gfx950', { variant: v }).valid.length;
+        const share = p.problem.groups > 1 ? 2 : 1;
+        expect(r.stdout).toMatch(new RegExp(`^${p.name}\\s+${p.cls}\\s+gfx950\\s+\\S+_${p.problem.dtype}\\s+${v}\\s+${valid}\\s+\\d+\\s+${share}$`, 'm'));
+      }
+    }
+    // The kept table: a row per kept kernel with registers, LDS, occupancy and spills, then the summary.
+    const json = (await runP(['compile-all', '--cap', '2', '--quiet', '--json'])).json<
+      CompileAllReport & { grid: string; targets: string[]; problems: { name: string }[]; kept: { kernelName: string; family: string; vgpr: number; ldsBytes: number; occupancy: string; spills: string; shapes: string[] }[] }
+    >();
+    expect([json.grid, json.targets, json.problems.map((p) => p.name)]).toEqual(['problems', ['gfx950'], DEFAULT_PROBLEMS.map((p) => p.name)]);
+    expect([json.compiled, json.cached, json.failed.length]).toEqual([0, json.total, 0]);
+    expect(json.kept.length + json.pruned.length).toBe(json.total);
+    expect(json.kept.filter((k) => k.family === 'direct_fwd_helper')).toHaveLength(4);
+    const header = lines.findIndex((l) => /^kernel\s+variant\s+target\s+tile\s+vgpr\s+agpr\s+sgpr\s+lds\s+occupancy\s+spills\s+shapes$/.test(l));
+    expect(header).toBeGreaterThan(0);
+    expect(lines[header - 1]).toBe(`kept kernels: ${json.kept.length} of ${json.total} built (${json.pruned.length} pruned, 0 failed)`);
+    for (const [i, k] of json.kept.entries()) {
+      expect(lines[header + 2 + i]!.startsWith(`${k.kernelName} `)).toBe(true);
+      expect(k.vgpr).toBeGreaterThan(0);
+      expect(k.occupancy).toMatch(/^\d+ waves\/simd \((vgpr|sgpr|lds|waves)\)$/);
+      if (k.family === 'direct_fwd') {
+        // conv-direct kernels take their LDS at launch: the table shows it, the binary declares none.
+        expect(k.ldsBytes).toBeGreaterThan(0);
+        expect(k.shapes.length).toBeGreaterThan(0);
+      }
+    }
+    expect(r.stdout).toMatch(new RegExp(`kept\\s+${json.kept.length}\\s+listed above`));
+    expect(r.stdout).toMatch(/selected\s+\d+\s+direct_fwd, direct_fwd_helper for gfx950/);
+  });
+
+  it('compiles a problem given by a MIOpenDriver line, and the full AOT grid only behind --grid aot', async () => {
+    const { run: runQ } = cliHarness();
+    const miopen = 'convbfp16 -n 1 -c 512 -H 7 -W 7 -k 512 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -g 1';
+    const q = await runQ(['compile-all', '--miopen', miopen, '--target', 'sm_90', '--family', 'direct_fwd', '--variant', 'split_c', '--cap', '2', '--quiet', '--json']);
+    expect(q.code).toBe(0);
+    const report = q.json<CompileAllReport & { problems: { name: string; variants: { variant: string; selected: number }[] }[]; kept: { variant: string; shapes: string[] }[] }>();
+    expect(report.problems).toEqual([expect.objectContaining({ name: 'problem', variants: [expect.objectContaining({ variant: 'split_c', selected: 2 })] })]);
+    expect(report.total).toBe(2);
+    for (const k of report.kept) expect([k.variant, k.shapes]).toEqual(['split_c', ['problem']]);
+
+    const aot = await runQ(['compile-all', '--grid', 'aot', '--target', 'sm_90', '--limit', '1', '--quiet', '--json']);
+    expect(aot.code).toBe(0);
+    const a = aot.json<CompileAllReport & { grid: string; families: string[]; kept?: unknown }>();
+    expect([a.grid, a.families, a.compiled, a.kept]).toEqual(['aot', ['direct_fwd', 'direct_fwd_helper'], 2, undefined]);
+    // --limit 1: the AOT family's first candidate (first dtype, dense).
+    const first = aotCandidates('sm_90', 'fp16', 'dense').valid[0]!;
+    const ls = (await runQ(['cache', 'ls', '--json'])).json<{ entries: { family: string; kernelName: string }[] }>();
+    expect(ls.entries.filter((e) => e.family === 'direct_fwd').map((e) => e.kernelName)).toContain(kernelName(first));
+    const human = await runQ(['compile-all', '--grid', 'aot', '--target', 'sm_90', '--limit', '1', '--quiet']);
+    expect(human.stdout).not.toContain('kept kernels');
+    expect(human.stdout).toMatch(/cached\s+2\s+up to date, skipped/);
+  });
+
+  it('explains compile-all flag combinations that do not fit (exit 2)', async () => {
+    const { run: runE } = cliHarness();
+    const cases: [string[], string][] = [
+      [['--grid', 'huge'], "unknown --grid 'huge' (problems, aot)"],
+      [['--grid', 'aot', ...SMALL], '--grid aot compiles the shape-independent grid: drop the problem flags / --suite'],
+      [['--grid', 'aot', '--cap', '3'], '--cap applies to problem sets'],
+      [['--family', 'axpy', ...SMALL], 'problems select direct_fwd kernels: add --family direct_fwd'],
+      [['--suite', 'device.json', ...SMALL], 'give problems either by --suite or by flags / --miopen, not both'],
+      [['--suite', 'missing.json'], 'cannot read suite missing.json'],
+      [[...SMALL, '--dtype', 'fp16'], 'a problem has one --dtype'],
+      [['--n', '1', '--c', '8', '--h', '8', '--w', '8', '--dtype', 'bf16'], 'bad problem: missing --k'],
+      [['--cap', '0'], "--cap must be a positive integer (got '0')"],
+      [['--target', 'gfx90a'], "unknown target 'gfx90a'"],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await runE(['compile-all', ...argv]);
+      expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 2]);
+      expect(r.stderr).toContain(message);
+    }
   });
 
   it('isolates a failing family member, reports it, and exits 1', async () => {
