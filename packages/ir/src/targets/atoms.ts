@@ -54,15 +54,32 @@ type Formula = <T>(m: LaneMath<T>, lane: T, i: number) => { row: T; col: T };
 function layout(name: string, lanes: number, count: number, f: Formula) {
   return {
     at(lane: number, i: number): MatrixCoord {
-      checkLane({ name, lanes }, lane, i, count);
+      if (!Number.isInteger(lane) || lane < 0 || lane >= lanes) throw new RangeError(`atom ${name}: lane ${lane} outside 0..${lanes - 1}`);
+      checkElement(name, i, count);
       return f(numberMath, lane, i);
     },
     emit(b: Builder, lane: Value, i: number): { row: Value; col: Value } {
       if (lane.type.kind !== 'int' || lane.type.bits !== 32) throw new TypeError(`atom ${name}: lane must be i32, got ${typeToString(lane.type)}`);
-      if (!Number.isInteger(i) || i < 0 || i >= count) throw new RangeError(`atom ${name}: element ${i} outside 0..${count - 1}`);
+      checkElement(name, i, count);
       return f(irMath(b), lane, i);
     },
   };
+}
+
+/**
+ * An atom's six layout members (a/b/c and their IR twins aAt/bAt/cAt), one formula per operand;
+ * each operand's element count is its vector type's length.
+ */
+function operandLayouts(
+  name: string,
+  lanes: number,
+  types: { readonly aType: VectorType; readonly bType: VectorType; readonly cType: VectorType },
+  formulas: { readonly a: Formula; readonly b: Formula; readonly c: Formula },
+): Pick<MmaAtom, 'a' | 'b' | 'c' | 'aAt' | 'bAt' | 'cAt'> {
+  const A = layout(name, lanes, types.aType.count, formulas.a);
+  const B = layout(name, lanes, types.bType.count, formulas.b);
+  const C = layout(name, lanes, types.cType.count, formulas.c);
+  return { a: A.at, b: B.at, c: C.at, aAt: A.emit, bAt: B.emit, cAt: C.emit };
 }
 
 function checkOperands(atom: MmaAtom, a: Value, b: Value, c: Value): void {
@@ -74,9 +91,8 @@ function checkOperands(atom: MmaAtom, a: Value, b: Value, c: Value): void {
   if (!typeEquals(c.type, atom.cType)) bad('C', c, atom.cType);
 }
 
-function checkLane(atom: { name: string; lanes: number }, lane: number, i: number, count: number): void {
-  if (!Number.isInteger(lane) || lane < 0 || lane >= atom.lanes) throw new RangeError(`atom ${atom.name}: lane ${lane} outside 0..${atom.lanes - 1}`);
-  if (!Number.isInteger(i) || i < 0 || i >= count) throw new RangeError(`atom ${atom.name}: element ${i} outside 0..${count - 1}`);
+function checkElement(name: string, i: number, count: number): void {
+  if (!Number.isInteger(i) || i < 0 || i >= count) throw new RangeError(`atom ${name}: element ${i} outside 0..${count - 1}`);
 }
 
 interface MfmaSpec {
@@ -99,13 +115,20 @@ export function mfmaAtom(s: MfmaSpec): MmaAtom {
   const cCount = (m * m) / 64;
   const cType = vec(cCount, f32);
   const name = `${m}x${m}x${s.k}.${s.dtype}`;
-  const A = layout(name, 64, kPerLane, (x, l, i) => ({ row: x.rem(l, m), col: x.add(x.mul(x.div(l, m), kPerLane), x.c(i)) }));
-  const B = layout(name, 64, kPerLane, (x, l, i) => ({ row: x.add(x.mul(x.div(l, m), kPerLane), x.c(i)), col: x.rem(l, m) }));
-  // 16x16: each group of 16 lanes holds 4 consecutive rows. 32x32: row = 8*(i/4) + 4*(lane/32) + i%4.
-  const C = layout(name, 64, cCount, (x, l, i) => ({
-    row: m === 16 ? x.add(x.mul(x.div(l, 16), 4), x.c(i)) : x.add(x.mul(x.div(l, 32), 4), x.c(8 * (i >> 2) + (i & 3))),
-    col: x.rem(l, m),
-  }));
+  const layouts = operandLayouts(
+    name,
+    64,
+    { aType, bType: aType, cType },
+    {
+      a: (x, l, i) => ({ row: x.rem(l, m), col: x.add(x.mul(x.div(l, m), kPerLane), x.c(i)) }),
+      b: (x, l, i) => ({ row: x.add(x.mul(x.div(l, m), kPerLane), x.c(i)), col: x.rem(l, m) }),
+      // 16x16: each group of 16 lanes holds 4 consecutive rows. 32x32: row = 8*(i/4) + 4*(lane/32) + i%4.
+      c: (x, l, i) => ({
+        row: m === 16 ? x.add(x.mul(x.div(l, 16), 4), x.c(i)) : x.add(x.mul(x.div(l, 32), 4), x.c(8 * (i >> 2) + (i & 3))),
+        col: x.rem(l, m),
+      }),
+    },
+  );
   const atom: MmaAtom = {
     name,
     target: s.target,
@@ -117,12 +140,7 @@ export function mfmaAtom(s: MfmaSpec): MmaAtom {
     aType,
     bType: aType,
     cType,
-    a: A.at,
-    b: B.at,
-    c: C.at,
-    aAt: A.emit,
-    bAt: B.emit,
-    cAt: C.emit,
+    ...layouts,
     intrinsic: s.intrinsic,
     instruction: s.instruction,
     emit(b: Builder, a: Value, bv: Value, c: Value): Value {
@@ -144,12 +162,19 @@ export function mmaSyncAtom(target: TargetName, dtype: MmaDtype): MmaAtom {
   const intrinsic = dtype === 'bf16' ? 'llvm.nvvm.mma.m16n8k16.row.col.bf16' : 'llvm.nvvm.mma.m16n8k16.row.col.f32.f32';
   const name = `16x8x16.${dtype}`;
   // g = lane >> 2, t = lane & 3; element i of an operand vector = register i >> 1, 16-bit half i & 1 (low half = lower index).
-  const A = layout(name, 32, 8, (x, l, i) => ({
-    row: x.add(x.div(l, 4), x.c(8 * ((i >> 1) & 1))),
-    col: x.add(x.mul(x.rem(l, 4), 2), x.c((i & 1) + 8 * (i >> 2))),
-  }));
-  const B = layout(name, 32, 4, (x, l, i) => ({ row: x.add(x.mul(x.rem(l, 4), 2), x.c((i & 1) + 8 * (i >> 1))), col: x.div(l, 4) }));
-  const C = layout(name, 32, 4, (x, l, i) => ({ row: x.add(x.div(l, 4), x.c(8 * (i >> 1))), col: x.add(x.mul(x.rem(l, 4), 2), x.c(i & 1)) }));
+  const layouts = operandLayouts(
+    name,
+    32,
+    { aType, bType, cType },
+    {
+      a: (x, l, i) => ({
+        row: x.add(x.div(l, 4), x.c(8 * ((i >> 1) & 1))),
+        col: x.add(x.mul(x.rem(l, 4), 2), x.c((i & 1) + 8 * (i >> 2))),
+      }),
+      b: (x, l, i) => ({ row: x.add(x.mul(x.rem(l, 4), 2), x.c((i & 1) + 8 * (i >> 1))), col: x.div(l, 4) }),
+      c: (x, l, i) => ({ row: x.add(x.div(l, 4), x.c(8 * (i >> 1))), col: x.add(x.mul(x.rem(l, 4), 2), x.c(i & 1)) }),
+    },
+  );
   const atom: MmaAtom = {
     name,
     target,
@@ -161,12 +186,7 @@ export function mmaSyncAtom(target: TargetName, dtype: MmaDtype): MmaAtom {
     aType,
     bType,
     cType,
-    a: A.at,
-    b: B.at,
-    c: C.at,
-    aAt: A.emit,
-    bAt: B.emit,
-    cAt: C.emit,
+    ...layouts,
     intrinsic,
     instruction: `mma.sync.aligned.m16n8k16.row.col.f32.${dtype}.${dtype}.f32`,
     emit(b: Builder, a: Value, bv: Value, c: Value): Value {
