@@ -60,6 +60,13 @@ export function prepareConv(problem: ConvProblem, x: Operand, w: Operand): Prepa
   return { geometry, shape: kernelShape(geometry), dtype: p.dtype, x, w32 };
 }
 
+/** {@link prepareConv} and the batch chunks under `options.budgetBytes`: how every chunked path starts. */
+export function prepareChunked(problem: ConvProblem, x: Operand, w: Operand, options: ConvOptions): { prepared: PreparedConv; plan: BatchChunk[] } {
+  const prepared = prepareConv(problem, x, w);
+  // `??`, not the parameter default: a null budget from JavaScript also means the default.
+  return { prepared, plan: planChunks(prepared.geometry, options.budgetBytes ?? DEFAULT_BUDGET_BYTES) };
+}
+
 /** The plain-number shape the inner loop takes. */
 export function kernelShape(geometry: ConvGeometry): KernelShape {
   const p = geometry.problem;
@@ -111,8 +118,7 @@ export function convForwardChunks(
   w: Operand,
   options: ConvOptions = {},
 ): Generator<ConvChunkOutput, void, undefined> {
-  const prepared = prepareConv(problem, x, w);
-  const plan = planChunks(prepared.geometry, options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
+  const { prepared, plan } = prepareChunked(problem, x, w, options);
   return runChunks(prepared, plan);
 }
 
@@ -147,9 +153,8 @@ function computeChunk(prepared: PreparedConv, n0: number, count: number, xChunk:
  * `options.budgetBytes`. fp64 accumulation over the dtype-rounded inputs; see {@link ConvOutput}.
  */
 export function convForward(problem: ConvProblem, x: Operand, w: Operand, options: ConvOptions = {}): ConvOutput {
-  const prepared = prepareConv(problem, x, w);
+  const { prepared, plan } = prepareChunked(problem, x, w, options);
   const { geometry } = prepared;
-  const plan = planChunks(geometry, options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
   const y32 = new Float32Array(geometry.yElements);
   const xChunk = new Float32Array(largestChunk(plan) * geometry.xImageElements);
   for (const { n0, count } of plan) {

@@ -8,10 +8,10 @@
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_BUDGET_BYTES, planChunks, type BatchChunk } from './chunks.js';
+import type { BatchChunk } from './chunks.js';
 import { encodeDtype } from './dtype.js';
 import { convRows, type KernelShape } from './kernel.js';
-import { largestChunk, operandValues, prepareConv, type ConvChunkOutput, type ConvOptions, type ConvOutput, type Operand } from './conv.js';
+import { largestChunk, operandValues, prepareChunked, type ConvChunkOutput, type ConvOptions, type ConvOutput, type Operand, type PreparedConv } from './conv.js';
 import { ConvReferenceError, type ConvProblem } from './problem.js';
 
 /** Options of the multi-threaded reference. */
@@ -172,8 +172,7 @@ export async function* convForwardChunksParallel(
   w: Operand,
   options: ParallelConvOptions = {},
 ): AsyncGenerator<ConvChunkOutput, void, undefined> {
-  const prepared = prepareConv(problem, x, w);
-  const plan = planChunks(prepared.geometry, options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
+  const { prepared, plan } = prepareChunked(problem, x, w, options);
   for await (const out of runParallel(prepared, plan, options.threads)) {
     yield { ...out.chunk, y32: out.y32.slice(), y: encodeDtype(out.y32, prepared.dtype) };
   }
@@ -189,9 +188,8 @@ export async function convForwardParallel(
   w: Operand,
   options: ParallelConvOptions = {},
 ): Promise<ConvOutput> {
-  const prepared = prepareConv(problem, x, w);
+  const { prepared, plan } = prepareChunked(problem, x, w, options);
   const { geometry } = prepared;
-  const plan = planChunks(geometry, options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
   const y32 = new Float32Array(geometry.yElements);
   for await (const out of runParallel(prepared, plan, options.threads)) {
     y32.set(out.y32, out.chunk.n0 * geometry.yImageElements);
@@ -201,7 +199,7 @@ export async function convForwardParallel(
 
 /** Yields each chunk with a view of its output that stays valid only until the next step. */
 async function* runParallel(
-  prepared: ReturnType<typeof prepareConv>,
+  prepared: PreparedConv,
   plan: BatchChunk[],
   threadsOption: number | 'auto' | undefined,
 ): AsyncGenerator<{ chunk: BatchChunk; y32: Float32Array }, void, undefined> {
