@@ -40,7 +40,19 @@ export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type
 export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
 export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';
 export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './families/split-reduce.js';
-export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, type ConvDirectFamilyOptions } from './families/conv-direct.js';
+export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, type ConvDirectFamilyOptions } from './families/conv-direct.js';
+export {
+  DEFAULT_PROBLEMS,
+  DEFAULT_SHAPE_CAP,
+  problemSetFamily,
+  retypeProblems,
+  selectProblemSpecs,
+  type NamedProblem,
+  type SelectOptions,
+  type ShapeSelection,
+  type VariantSelection,
+} from './problem-set.js';
+export { formatKeptKernels, keptKernelRows, type KeptKernelRow } from './kept-kernels.js';
 export { runPool } from './pool.js';
 export {
   compileAll,
@@ -68,6 +80,7 @@ export {
 export { problemFromValues, PROBLEM_OPTIONS } from './problem-input.js';
 export { planProblem, type PlanReport } from './commands/plan-command.js';
 export { readSuite } from './commands/bench-command.js';
+export { DEFAULT_COMPILE_TARGET } from './commands/compile-all-command.js';
 export { runProblem, operandBits } from './commands/run-command.js';
 export { UsageError, type BenchRequest, type CliDeps, type CliIo, type RunRequest } from './cli-io.js';
 export { defaultDeps } from './wiring.js';

@@ -1,8 +1,8 @@
 import { kernelFacts } from '@rocke/elf-prune';
 import { describe, expect, it } from 'vitest';
 import { axpyFamily } from './families/axpy.js';
-import { findToolchain, ToolError } from '@rocke/ir';
-import { LlvmToolchain, isTargetName } from './llvm-toolchain.js';
+import { compile, findToolchain, getTarget, TARGET_NAMES, ToolError } from '@rocke/ir';
+import { LlvmToolchain, isTargetName, TARGETS } from './llvm-toolchain.js';
 
 const tc = new LlvmToolchain();
 
@@ -69,8 +69,26 @@ describe('LlvmToolchain', () => {
     if (tc.tools.ptxas) expect(nv).toMatch(/release/);
   });
 
-  it('knows its target names', () => {
+  it('knows its target names: those of @rocke/ir', () => {
+    expect(TARGETS).toEqual(TARGET_NAMES);
     expect(isTargetName('gfx950')).toBe(true);
     expect(isTargetName('gfx90a')).toBe(false);
+  });
+
+  it("produces what @rocke/ir's compile() produces (same tools, flags and steps)", async () => {
+    const fam = axpyFamily({ scales: [2] });
+    for (const target of ['gfx950', 'gfx942', 'sm_90'] as const) {
+      const k = fam.build(fam.candidates(target)[0]!, target, tc.flavor);
+      const ours = await tc.compile(k.ir, target);
+      const theirs = await compile(k.ir, getTarget(target));
+      if (theirs.vendor === 'amd') {
+        expect(Buffer.from(ours.bytes).equals(Buffer.from(theirs.object))).toBe(true);
+      } else if (theirs.cubin) {
+        // ptxas records its options in the cubin (compile() adds -v), so compare the kernel code.
+        expect(kernelFacts(ours.bytes, k.kernelName).textDigest).toBe(kernelFacts(theirs.cubin, k.kernelName).textDigest);
+      } else {
+        expect(Buffer.from(ours.bytes).toString('utf8')).toBe(theirs.ptx);
+      }
+    }
   });
 });

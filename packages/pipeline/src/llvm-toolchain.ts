@@ -2,15 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findToolchain, getTarget, ToolError, ToolchainError, type Toolchain } from '@rocke/ir';
+import { findToolchain, getTarget, TARGET_NAMES, ToolError, ToolchainError, type Toolchain, type TargetName as IrTargetName } from '@rocke/ir';
 import type { CodeKind } from './cache.js';
 
 export { ToolError };
 
-/** Targets the pipeline compiles for. */
-export const TARGETS = ['gfx950', 'gfx942', 'sm_90'] as const;
-/** One of {@link TARGETS}. */
-export type TargetName = (typeof TARGETS)[number];
+/** One of {@link TARGETS}: @rocke/ir's target names. */
+export type TargetName = IrTargetName;
+/** Targets the pipeline compiles for: every target @rocke/ir defines. */
+export const TARGETS: readonly TargetName[] = TARGET_NAMES;
 
 /** True for a name in {@link TARGETS}. */
 export function isTargetName(name: string): name is TargetName {
@@ -54,11 +54,15 @@ function runTool(argv: string[], options: { timeoutMs: number; signal?: AbortSig
 
 /**
  * The default {@link KernelCompiler}. Tools come from @rocke/ir's `findToolchain()` and target
- * flags (triple, cpu, features) from its `getTarget()`, so binaries match what @rocke/ir's own
- * `compile()` produces: `opt -O3`, `llc`, then `ld.lld -shared` (AMD, a .hsaco) or
- * `ptxas -arch=sm_90` (NVIDIA, a cubin; PTX when ptxas is absent). Unlike that `compile()`, each
- * tool runs with a timeout and an abort signal, so compile-all can stop on Ctrl-C and a hung tool
- * fails only its kernel. Each compile is its own set of child processes in a private temp dir.
+ * flags (triple, cpu, features) from its `getTarget()`, and the steps are those of @rocke/ir's
+ * `compile()`: `opt -O3`, `llc`, then `ld.lld -shared` (AMD, a .hsaco) or `ptxas -arch=sm_90`
+ * (NVIDIA, a cubin; PTX when ptxas is absent). The tests check the result against `compile()`:
+ * identical .hsaco bytes, identical sm_90 kernel code (the cubins differ only in the note where
+ * ptxas records its options; `compile()` adds `-v`).
+ *
+ * Why not call `compile()`: it has no timeout and no abort signal. compile-all needs both: Ctrl-C
+ * kills the running tools and keeps finished entries, and a hung tool fails only its kernel. Each
+ * compile is its own set of child processes in a private temp dir.
  */
 export class LlvmToolchain implements KernelCompiler {
   readonly flavor: string;
