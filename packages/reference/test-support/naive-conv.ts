@@ -2,11 +2,18 @@
 // no chunking). It sums in the documented order (r, s, c) so results can be compared bit for bit.
 import type { ConvProblem } from '../src/problem.js';
 
+/** Output size and per-group channels, from the textbook formula rather than src's convGeometry. */
+export function plainGeometry(p: ConvProblem): { Ho: number; Wo: number; Cg: number; Kg: number } {
+  return {
+    Ho: Math.floor((p.H + 2 * p.padH - p.dilationH * (p.R - 1) - 1) / p.strideH) + 1,
+    Wo: Math.floor((p.W + 2 * p.padW - p.dilationW * (p.S - 1) - 1) / p.strideW) + 1,
+    Cg: p.C / p.groups,
+    Kg: p.K / p.groups,
+  };
+}
+
 export function naiveConv(p: ConvProblem, x: ArrayLike<number>, w: ArrayLike<number>): { Ho: number; Wo: number; y: Float64Array } {
-  const Ho = Math.floor((p.H + 2 * p.padH - p.dilationH * (p.R - 1) - 1) / p.strideH) + 1;
-  const Wo = Math.floor((p.W + 2 * p.padW - p.dilationW * (p.S - 1) - 1) / p.strideW) + 1;
-  const Cg = p.C / p.groups;
-  const Kg = p.K / p.groups;
+  const { Ho, Wo, Cg, Kg } = plainGeometry(p);
   const y = new Float64Array(p.N * Ho * Wo * p.K);
   for (let n = 0; n < p.N; n++)
     for (let ho = 0; ho < Ho; ho++)

@@ -4,6 +4,7 @@
 // fp32 partial sums are added at the end (split_c). The result is rounded to the dtype by the caller.
 // `dropChannels` and `dropTap` inject the bugs the tolerance must catch.
 import type { ConvProblem } from '../src/problem.js';
+import { plainGeometry } from './naive-conv.js';
 
 export interface KernelSimulation {
   ck?: number;
@@ -17,10 +18,7 @@ export interface KernelSimulation {
 export function simulateKernel(p: ConvProblem, x: Float32Array, w: Float32Array, sim: KernelSimulation = {}): Float32Array {
   const ck = sim.ck ?? 16;
   const splits = sim.splits ?? 1;
-  const Ho = Math.floor((p.H + 2 * p.padH - p.dilationH * (p.R - 1) - 1) / p.strideH) + 1;
-  const Wo = Math.floor((p.W + 2 * p.padW - p.dilationW * (p.S - 1) - 1) / p.strideW) + 1;
-  const Cg = p.C / p.groups;
-  const Kg = p.K / p.groups;
+  const { Ho, Wo, Cg, Kg } = plainGeometry(p);
   const perSplit = Math.ceil(Cg / splits);
   const y = new Float32Array(p.N * Ho * Wo * p.K);
   const f = Math.fround;
