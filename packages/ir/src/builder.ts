@@ -115,6 +115,15 @@ export class Builder {
     if (!typeEquals(a.type, b.type)) throw new TypeError(`${what}: operand types differ (${describe(a)} vs ${describe(b)})`);
   }
 
+  /** Both operands of a binary op as Values of one type (numbers take the other operand's type). */
+  private operandPair(what: string, a: Operand, b: Operand): [Value, Value] {
+    const t = this.pairType(a, b);
+    const lhs = this.operand(a, t, what);
+    const rhs = this.operand(b, t, what);
+    this.sameType(what, lhs, rhs);
+    return [lhs, rhs];
+  }
+
   // ------------------------------------------------------------ constants
 
   /** An `i32` constant. */
@@ -136,10 +145,7 @@ export class Builder {
 
   /** Any integer binary op; folds when both operands are constants. */
   intOp(op: IntBinaryOp, a: Operand, b: Operand, opts: { flags?: readonly InstFlag[]; name?: string } = {}): Value {
-    const t = this.pairType(a, b);
-    const lhs = this.operand(a, t, op);
-    const rhs = this.operand(b, t, op);
-    this.sameType(op, lhs, rhs);
+    const [lhs, rhs] = this.operandPair(op, a, b);
     if (!isIntLike(lhs.type)) throw new TypeError(`${op} needs integer operands, got ${describe(lhs)}`);
     const folded = foldInt(op, lhs, rhs);
     if (folded) return folded;
@@ -162,10 +168,7 @@ export class Builder {
 
   /** Any float binary op (never folded: rounding stays LLVM's business). */
   floatOp(op: FloatBinaryOp, a: Operand, b: Operand, opts: { flags?: readonly InstFlag[]; name?: string } = {}): Value {
-    const t = this.pairType(a, b);
-    const lhs = this.operand(a, t, op);
-    const rhs = this.operand(b, t, op);
-    this.sameType(op, lhs, rhs);
+    const [lhs, rhs] = this.operandPair(op, a, b);
     if (!isFloatLike(lhs.type)) throw new TypeError(`${op} needs float operands, got ${describe(lhs)}`);
     return this.emit({ kind: 'inst', op, type: lhs.type, name: opts.name, lhs, rhs, flags: [...(opts.flags ?? [])] });
   }
@@ -271,10 +274,7 @@ export class Builder {
   // ------------------------------------------------------------ compare / select
 
   icmp(pred: IcmpPred, a: Operand, b: Operand, name?: string): Value {
-    const t = this.pairType(a, b);
-    const lhs = this.operand(a, t, 'icmp');
-    const rhs = this.operand(b, t, 'icmp');
-    this.sameType('icmp', lhs, rhs);
+    const [lhs, rhs] = this.operandPair('icmp', a, b);
     const s = scalarOf(lhs.type);
     if (s.kind !== 'int' && s.kind !== 'ptr') throw new TypeError(`icmp needs integer or pointer operands, got ${describe(lhs)}`);
     if (lhs.kind === 'const.int' && rhs.kind === 'const.int') return constInt(i1, evalIcmp(pred, lhs.value, rhs.value, lhs.type.bits) ? -1n : 0n);
@@ -282,20 +282,14 @@ export class Builder {
   }
 
   fcmp(pred: FcmpPred, a: Operand, b: Operand, name?: string): Value {
-    const t = this.pairType(a, b);
-    const lhs = this.operand(a, t, 'fcmp');
-    const rhs = this.operand(b, t, 'fcmp');
-    this.sameType('fcmp', lhs, rhs);
+    const [lhs, rhs] = this.operandPair('fcmp', a, b);
     if (!isFloatLike(lhs.type)) throw new TypeError(`fcmp needs float operands, got ${describe(lhs)}`);
     return this.emit({ kind: 'inst', op: 'fcmp', type: boolTypeFor(lhs.type), name, pred, lhs, rhs });
   }
 
   /** `select cond, a, b`; a constant condition picks its operand directly. */
   select(cond: Value, a: Operand, b: Operand, name?: string): Value {
-    const t = this.pairType(a, b);
-    const ifTrue = this.operand(a, t, 'select');
-    const ifFalse = this.operand(b, t, 'select');
-    this.sameType('select', ifTrue, ifFalse);
+    const [ifTrue, ifFalse] = this.operandPair('select', a, b);
     if (!typeEquals(cond.type, i1) && !(cond.type.kind === 'vector' && typeEquals(cond.type, boolTypeFor(ifTrue.type)))) throw new TypeError(`select condition must be i1, got ${describe(cond)}`);
     if (cond.kind === 'const.int') return cond.value !== 0n ? ifTrue : ifFalse;
     return this.emit({ kind: 'inst', op: 'select', type: ifTrue.type, name, cond, ifTrue, ifFalse });
