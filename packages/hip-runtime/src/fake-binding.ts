@@ -180,14 +180,8 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
     throw runtimeError(backend, api('cuLaunchKernel', 'hipModuleLaunchKernel'), 700, api('CUDA_ERROR_ILLEGAL_ADDRESS', 'hipErrorIllegalAddress'), `fake kernel touched 0x${address.toString(16)} (+${byteLength}) outside every allocation`);
   }
 
-  const binding: FakeBinding = {
-    abiVersion: NATIVE_ABI_VERSION,
-    calls,
-    launches,
-    liveAllocations: () => buffers.filter((b) => !b.freed && !b.device.closed).length,
-
+  const methods: Omit<NativeBinding, 'abiVersion'> = {
     load(which, candidates): NativeLoadResult {
-      calls.push('load');
       if (which !== backend) {
         return { loaded: false, attempts: candidates.map((path) => ({ path, error: `${path}: cannot open shared object file: No such file or directory` })) };
       }
@@ -195,7 +189,6 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return { loaded: true, path, attempts: [{ path, error: '' }] };
     },
     deviceCount(which) {
-      calls.push('deviceCount');
       if (which !== backend) throw usageError('the backend is not loaded; call load() first');
       if (options.deviceCountError !== undefined) {
         throw runtimeError(backend, api('cuInit', 'hipInit'), 100, api('CUDA_ERROR_NO_DEVICE', 'hipErrorNoDevice'), options.deviceCountError);
@@ -203,28 +196,23 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return devices.length;
     },
     deviceInfo(_which, index) {
-      calls.push('deviceInfo');
       const info = devices[index];
       if (!info) throw runtimeError(backend, api('cuDeviceGet', 'hipGetDevicePropertiesR0600'), 101, api('CUDA_ERROR_INVALID_DEVICE', 'hipErrorInvalidDevice'), 'invalid device ordinal');
       return info;
     },
     openDevice(_which, index): NativeHandle {
-      calls.push('openDevice');
       const info = devices[index];
       if (!info) throw runtimeError(backend, api('cuDeviceGet', 'hipSetDevice'), 101, api('CUDA_ERROR_INVALID_DEVICE', 'hipErrorInvalidDevice'), 'invalid device ordinal');
       const device: FakeDevice = { kind: 'device', info, closed: false };
       return device;
     },
     closeDevice(handle) {
-      calls.push('closeDevice');
       expect(handle, 'device').closed = true;
     },
     synchronize(handle) {
-      calls.push('synchronize');
       openDeviceOf(handle);
     },
     alloc(handle, bytes) {
-      calls.push('alloc');
       const device = openDeviceOf(handle);
       const buffer: FakeBuffer = { kind: 'buffer', device, address: nextAddress, bytes: new Uint8Array(bytes), freed: false };
       nextAddress += BigInt(Math.ceil(bytes / 256) * 256 + 256);
@@ -232,23 +220,19 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return { handle: buffer, address: buffer.address };
     },
     free(handle) {
-      calls.push('free');
       expect(handle, 'buffer').freed = true;
     },
     copyToDevice(handle, offset, src) {
-      calls.push('copyToDevice');
       const buffer = live(handle, 'buffer');
       range(buffer, offset, src.byteLength);
       buffer.bytes.set(src, offset);
     },
     copyFromDevice(handle, offset, dst) {
-      calls.push('copyFromDevice');
       const buffer = live(handle, 'buffer');
       range(buffer, offset, dst.byteLength);
       dst.set(buffer.bytes.subarray(offset, offset + dst.byteLength));
     },
     copyDeviceToDevice(dstHandle, dstOffset, srcHandle, srcOffset, bytes) {
-      calls.push('copyDeviceToDevice');
       const dst = live(dstHandle, 'buffer');
       const src = live(srcHandle, 'buffer');
       range(dst, dstOffset, bytes);
@@ -256,13 +240,11 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       dst.bytes.set(src.bytes.slice(srcOffset, srcOffset + bytes), dstOffset);
     },
     memset(handle, offset, value, bytes) {
-      calls.push('memset');
       const buffer = live(handle, 'buffer');
       range(buffer, offset, bytes);
       buffer.bytes.fill(value, offset, offset + bytes);
     },
     loadModule(handle, image) {
-      calls.push('loadModule');
       const device = openDeviceOf(handle);
       const text = new TextDecoder().decode(image);
       const failure = /ptx-error: ([^\n]*)/.exec(text);
@@ -273,11 +255,9 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return module;
     },
     unloadModule(handle) {
-      calls.push('unloadModule');
       expect(handle, 'module').unloaded = true;
     },
     getFunction(handle, name) {
-      calls.push('getFunction');
       const module = live(handle, 'module');
       if (!Object.hasOwn(kernels, name)) {
         throw runtimeError(backend, api('cuModuleGetFunction', 'hipModuleGetFunction'), 500, api('CUDA_ERROR_NOT_FOUND', 'hipErrorNotFound'), 'named symbol not found');
@@ -287,7 +267,6 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return { handle: fn, attributes };
     },
     launch(handle, gx, gy, gz, bx, by, bz, sharedBytes, stream, kernargs) {
-      calls.push('launch');
       const fn = live(handle, 'function');
       if (stream !== null) {
         const s = live(stream, 'stream');
@@ -303,39 +282,31 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       }
     },
     createStream(handle) {
-      calls.push('createStream');
       const stream: FakeStream = { kind: 'stream', device: openDeviceOf(handle), destroyed: false };
       return stream;
     },
     destroyStream(handle) {
-      calls.push('destroyStream');
       expect(handle, 'stream').destroyed = true;
     },
     synchronizeStream(handle) {
-      calls.push('synchronizeStream');
       live(handle, 'stream');
     },
     createEvent(handle) {
-      calls.push('createEvent');
       const event: FakeEvent = { kind: 'event', device: openDeviceOf(handle), destroyed: false, recordedAt: undefined };
       return event;
     },
     destroyEvent(handle) {
-      calls.push('destroyEvent');
       expect(handle, 'event').destroyed = true;
     },
     recordEvent(handle, stream) {
-      calls.push('recordEvent');
       const event = live(handle, 'event');
       if (stream !== null) live(stream, 'stream');
       event.recordedAt = launchCount;
     },
     synchronizeEvent(handle) {
-      calls.push('synchronizeEvent');
       live(handle, 'event');
     },
     elapsedMs(startHandle, endHandle) {
-      calls.push('elapsedMs');
       const start = live(startHandle, 'event');
       const end = live(endHandle, 'event');
       if (start.recordedAt === undefined || end.recordedAt === undefined) {
@@ -344,5 +315,21 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       return (end.recordedAt - start.recordedAt) * msPerLaunch;
     },
   };
-  return binding;
+  // Each method records its own name before it runs, so `calls` cannot drift from the API.
+  const recorded = Object.fromEntries(
+    Object.entries(methods).map(([name, method]: [string, (...args: never[]) => unknown]) => [
+      name,
+      (...args: never[]) => {
+        calls.push(name);
+        return method(...args);
+      },
+    ]),
+  ) as unknown as Omit<NativeBinding, 'abiVersion'>;
+  return {
+    abiVersion: NATIVE_ABI_VERSION,
+    calls,
+    launches,
+    liveAllocations: () => buffers.filter((b) => !b.freed && !b.device.closed).length,
+    ...recorded,
+  };
 }
