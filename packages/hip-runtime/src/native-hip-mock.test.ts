@@ -2,18 +2,13 @@
 // libamdhip64.so): device facts from hipGetDevicePropertiesR0600, the arch name split, copies,
 // the `extra` launch protocol with HIP's END marker, HIP error names. One process per test
 // file keeps the loaded mock out of other suites.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMockLibrary, compilerMissing, type MockLibrary } from '../test-support/mock-library.js';
 import { GpuRuntimeError, GpuUsageError } from './errors.js';
 import type { KernargSignature } from './kernargs.js';
 import type { Device, Module } from './runtime.js';
 import { elapsedMs, openDevice, probeRuntime } from './runtime.js';
 
-const packageRoot = join(import.meta.dirname, '..');
-const compilerMissing = spawnSync('cc', ['--version']).status !== 0;
 const elfImage = Uint8Array.of(0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 64);
 const axpySignature: KernargSignature = [
   { name: 'y', type: 'ptr' },
@@ -22,27 +17,22 @@ const axpySignature: KernargSignature = [
   { name: 'n', type: 'i32' },
 ];
 
-let dir: string;
+let mock: MockLibrary;
 let library: string;
-let logPath: string;
 let device: Device;
 let module: Module;
-const log = () => readFileSync(logPath, 'utf8').trim().split('\n');
+const log = () => mock.log();
 
 describe.skipIf(compilerMissing)('native addon over a mock libamdhip64', () => {
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'rocke-mockhip-'));
-    library = join(dir, 'libmockhip.so');
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', library, join(packageRoot, 'test-support', 'mock-libamdhip64.c')]);
-    logPath = join(dir, 'calls.log');
-    writeFileSync(logPath, '');
-    process.env.MOCK_HIP_LOG = logPath;
+    mock = buildMockLibrary('mock-libamdhip64.c', 'MOCK_HIP_LOG');
+    library = mock.path;
     device = openDevice({ backend: 'auto', env: { ROCKE_HIP_LIB: library } }); // HIP is tried first
     module = device.loadModule(elfImage);
   });
   afterAll(() => {
     device.close();
-    rmSync(dir, { recursive: true, force: true });
+    mock.remove();
   });
 
   it('auto selects HIP and reads the device properties, splitting the target id', () => {

@@ -3,13 +3,12 @@
 // shared-memory opt-in, JIT logs, error strings, release order, finalizers) without a GPU.
 // The addon keeps the CUDA library it loaded for the whole process; vitest runs each test file
 // in its own process, so the mock never leaks into other suites.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMockLibrary, compilerMissing, type MockLibrary } from '../test-support/mock-library.js';
 import { getBinding } from './binding.js';
 import { GpuRuntimeError, GpuUsageError } from './errors.js';
 import type { KernargSignature } from './kernargs.js';
@@ -18,13 +17,11 @@ import type { Device } from './runtime.js';
 import { elapsedMs, openDevice } from './runtime.js';
 
 const packageRoot = join(import.meta.dirname, '..');
-const compilerMissing = spawnSync('cc', ['--version']).status !== 0;
 
-let dir: string;
-let logPath: string;
+let mock: MockLibrary;
 let device: Device;
-const log = () => readFileSync(logPath, 'utf8').trim().split('\n');
-const clearLog = () => writeFileSync(logPath, '');
+const log = () => mock.log();
+const clearLog = () => mock.clearLog();
 
 const ewSignature: KernargSignature = [
   { name: 'y', type: 'ptr' },
@@ -42,16 +39,11 @@ const reverseSignature: KernargSignature = [
 
 describe.skipIf(compilerMissing)('native addon over a mock libcuda', () => {
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'rocke-mockcuda-'));
-    const library = join(dir, 'libmockcuda.so');
-    execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', library, join(packageRoot, 'test-support', 'mock-libcuda.c')]);
-    logPath = join(dir, 'calls.log');
-    writeFileSync(logPath, '');
-    process.env.MOCK_CUDA_LOG = logPath; // read by the mock through getenv on every call
-    device = openDevice({ backend: 'cuda', env: { ROCKE_CUDA_LIB: library } });
+    mock = buildMockLibrary('mock-libcuda.c', 'MOCK_CUDA_LOG');
+    device = openDevice({ backend: 'cuda', env: { ROCKE_CUDA_LIB: mock.path } });
   });
   afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
+    mock.remove();
   });
 
   it('reads the device facts through cuDeviceGetAttribute and friends', () => {
