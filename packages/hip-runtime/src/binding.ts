@@ -127,8 +127,11 @@ let defaultBinding: NativeBinding | undefined;
 
 function requireAddon(path: string): NativeBinding {
   const required = createRequire(import.meta.url)(path) as Partial<NativeBinding>;
-  if (required.abiVersion !== NATIVE_ABI_VERSION || typeof required.launch !== 'function') {
-    throw new Error(`it has ABI version ${String(required.abiVersion)}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm run build:native)`);
+  if (typeof required.abiVersion !== 'number' || typeof required.launch !== 'function') {
+    throw new Error('it loaded, but it is not the @rocke/hip-runtime addon (no abiVersion or launch export)');
+  }
+  if (required.abiVersion !== NATIVE_ABI_VERSION) {
+    throw new Error(`it has ABI version ${required.abiVersion}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm run build:native)`);
   }
   return required as NativeBinding;
 }
@@ -140,8 +143,8 @@ function requireAddon(path: string): NativeBinding {
  */
 export function getBinding(override?: NativeBinding | string): NativeBinding {
   if (typeof override === 'object' && override !== null) return override;
-  const paths = typeof override === 'string' ? [override] : addonCandidates();
   if (override === undefined && defaultBinding) return defaultBinding;
+  const paths = typeof override === 'string' ? [override] : addonCandidates();
   const attempts: LoadAttempt[] = [];
   for (const path of paths) {
     try {
