@@ -8,8 +8,9 @@ import { LlvmToolchain } from './llvm-toolchain.js';
 
 /**
  * The CLI's default seams. This is where the real packages plug in:
- * - `families`: conv-direct (`direct_fwd`, dense and split_c until its grouped builder lands: see
- *   BUILDABLE_VARIANTS) and split-reduce (`direct_fwd_helper`) are wired and are the default set;
+ * - `families`: conv-direct (`direct_fwd`: dense, split_c and grouped; its AOT grid serves
+ *   `compile-all --grid aot`, a problem set replaces it with `problemSetFamily`) and split-reduce
+ *   (`direct_fwd_helper`) are wired and are the default set;
  * - `bench` / `runConv`: src/gpu (hip-runtime launches timed with device events, verified with
  *   @rocke/reference, kernels from `--cache-dir`: a bench-prep manifest or a compile cache).
  * `axpy` is the hand-written smoke family, selectable by name but never part of the default set.
