@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { addonCandidates, getBinding, libraryCandidates, NATIVE_ABI_VERSION } from './binding.js';
@@ -45,6 +46,20 @@ describe('the compiled addon', () => {
     expect(() => binding.launch(null as never, 1, 1, 1, 1, 1, 1, 0, null, new Uint8Array(0))).toThrow(TypeError);
     expect(() => binding.load('metal' as never, [])).toThrow(/backend must be 'hip' or 'cuda'/);
     expect(() => binding.load('cuda', [1] as never)).toThrow(/array of strings/);
+  });
+
+  it('a loadable file that is not this addon, or is an older build of it, is named as such', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rocke-addon-'));
+    try {
+      const foreign = join(dir, 'foreign.cjs');
+      writeFileSync(foreign, 'module.exports = { hello: 1 };');
+      const stale = join(dir, 'stale.cjs');
+      writeFileSync(stale, `module.exports = { abiVersion: ${NATIVE_ABI_VERSION + 1}, launch() {} };`);
+      expect(() => getBinding(foreign)).toThrow(/foreign\.cjs: it loaded, but it is not the @rocke\/hip-runtime addon/);
+      expect(() => getBinding(stale)).toThrow(new RegExp(`stale\\.cjs: it has ABI version ${NATIVE_ABI_VERSION + 1}, expected ${NATIVE_ABI_VERSION}: rebuild it`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an addon path that does not exist is reported, not thrown raw', () => {
