@@ -41,6 +41,31 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+// Medians over runs of {gpuMs, hostMs}: the two clocks every launch-rate line reports.
+function medianTimes(runs) {
+  return { gpuMs: median(runs.map((r) => r.gpuMs)), hostMs: median(runs.map((r) => r.hostMs)) };
+}
+
+// Times `launchOne(i)` for i < 1000, 7 times: GPU events around the batch and the host time to
+// enqueue it. Returns the medians.
+function timeThousandLaunches(launchOne) {
+  const runs = [];
+  for (let r = 0; r < 7; r++) {
+    const start = device.createEvent();
+    const end = device.createEvent();
+    const t0 = performance.now();
+    start.record();
+    for (let i = 0; i < 1000; i++) launchOne(i);
+    end.record();
+    const t1 = performance.now();
+    end.synchronize();
+    runs.push({ gpuMs: elapsedMs(start, end), hostMs: t1 - t0 });
+    start.destroy();
+    end.destroy();
+  }
+  return medianTimes(runs);
+}
+
 // bf16 bits of a float that bf16 holds exactly (small integers here): the top half of the f32.
 function bf16Bits(value) {
   const f = new Float32Array([value]);
@@ -183,21 +208,7 @@ step('launch rate (empty kernel)', () => {
   const args = packKernargs([], []);
   for (let i = 0; i < 200; i++) empty.launch(1, 32, args);
   device.synchronize();
-  const runs = [];
-  for (let r = 0; r < 7; r++) {
-    const start = device.createEvent();
-    const end = device.createEvent();
-    const t0 = performance.now();
-    start.record();
-    for (let i = 0; i < 1000; i++) empty.launch(1, 32, args);
-    end.record();
-    const t1 = performance.now();
-    end.synchronize();
-    runs.push({ gpuMs: elapsedMs(start, end), hostMs: t1 - t0 });
-    start.destroy();
-    end.destroy();
-  }
-  ours = { gpuMs: median(runs.map((r) => r.gpuMs)), hostMs: median(runs.map((r) => r.hostMs)) };
+  ours = timeThousandLaunches(() => empty.launch(1, 32, args));
   report('launch rate (empty kernel)', ours.gpuMs > 0, `1000 launches: events ${ours.gpuMs.toFixed(3)} ms, host ${ours.hostMs.toFixed(3)} ms (median of 7)`);
 });
 
@@ -209,21 +220,7 @@ step('launch rate (6 arguments packed per launch)', () => {
   const buffer = device.alloc(64);
   for (let i = 0; i < 200; i++) ew.launch(1, 32, [buffer, buffer, 0, 0n, 1, buffer]);
   device.synchronize();
-  const runs = [];
-  for (let r = 0; r < 7; r++) {
-    const start = device.createEvent();
-    const end = device.createEvent();
-    const t0 = performance.now();
-    start.record();
-    for (let i = 0; i < 1000; i++) ew.launch(1, 32, [buffer, buffer, 0, BigInt(i), 1, buffer]);
-    end.record();
-    const t1 = performance.now();
-    end.synchronize();
-    runs.push({ gpuMs: elapsedMs(start, end), hostMs: t1 - t0 });
-    start.destroy();
-    end.destroy();
-  }
-  packedPerLaunch = { gpuMs: median(runs.map((r) => r.gpuMs)), hostMs: median(runs.map((r) => r.hostMs)) };
+  packedPerLaunch = timeThousandLaunches((i) => ew.launch(1, 32, [buffer, buffer, 0, BigInt(i), 1, buffer]));
   buffer.free();
   report('launch rate (6 arguments packed per launch)', packedPerLaunch.gpuMs > 0, `1000 launches: events ${packedPerLaunch.gpuMs.toFixed(3)} ms, host ${packedPerLaunch.hostMs.toFixed(3)} ms (median of 7)`);
 });
@@ -253,7 +250,7 @@ step('PyTorch launch rate (x.add_(1) on a 1-element tensor)', () => {
   const child = spawnSync('python3', ['-c', torchScript], { encoding: 'utf8', timeout: 300_000 });
   if (child.status !== 0) throw new Error(`python3 exited with ${child.status}: ${(child.stderr || child.error?.message || '').trim().split('\n').slice(-3).join(' | ')}`);
   const result = JSON.parse(child.stdout.trim().split('\n').at(-1));
-  torch = { gpuMs: median(result.runs.map((r) => r.gpuMs)), hostMs: median(result.runs.map((r) => r.hostMs)), version: result.torch, device: result.device };
+  torch = { ...medianTimes(result.runs), version: result.torch, device: result.device };
   report('PyTorch launch rate (x.add_(1) on a 1-element tensor)', torch.gpuMs > 0, `torch ${torch.version} on ${torch.device}`);
 });
 
