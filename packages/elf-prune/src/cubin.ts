@@ -73,13 +73,9 @@ export function readCubin(input: Uint8Array | ElfFile): Cubin {
 function readGlobalInfo(elf: ElfFile, info: ElfSection, symbols: ElfSymbol[]): Map<number, PerSymbol> {
   const out = new Map<number, PerSymbol>();
   for (const record of readNvInfo(elf, info)) {
-    const key = globalKey(record.attr);
+    const key = GLOBAL_KEYS.get(record.attr);
     if (!key) continue;
-    const words = payloadWords(record, '.nv.info');
-    const [symbolIndex, value] = words;
-    if (words.length !== 2 || symbolIndex === undefined || value === undefined) {
-      throw new ElfError(`.nv.info: attribute 0x${record.attr.toString(16)} has ${words.length} words, expected 2`, record.offset);
-    }
+    const [symbolIndex, value] = exactWords(record, '.nv.info', 2);
     if (symbols[symbolIndex] === undefined) {
       throw new ElfError(`.nv.info: attribute 0x${record.attr.toString(16)} names symbol ${symbolIndex}, which does not exist`, record.offset);
     }
@@ -90,20 +86,13 @@ function readGlobalInfo(elf: ElfFile, info: ElfSection, symbols: ElfSymbol[]): M
   return out;
 }
 
-function globalKey(attr: number): keyof PerSymbol | undefined {
-  switch (attr) {
-    case EIATTR.REGCOUNT:
-      return 'registers';
-    case EIATTR.FRAME_SIZE:
-      return 'frameSize';
-    case EIATTR.MIN_STACK_SIZE:
-      return 'minStackSize';
-    case EIATTR.MAX_STACK_SIZE:
-      return 'maxStackSize';
-    default:
-      return undefined;
-  }
-}
+/** The global `.nv.info` attributes read, each a (symbol index, value) pair, and where they go. */
+const GLOBAL_KEYS: ReadonlyMap<number, keyof PerSymbol> = new Map([
+  [EIATTR.REGCOUNT, 'registers'],
+  [EIATTR.FRAME_SIZE, 'frameSize'],
+  [EIATTR.MIN_STACK_SIZE, 'minStackSize'],
+  [EIATTR.MAX_STACK_SIZE, 'maxStackSize'],
+]);
 
 function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: PerSymbol): CubinKernel {
   const where = `.nv.info.${symbol.name}`;
@@ -114,8 +103,8 @@ function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: 
   const spillRefillOffsets: number[] = [];
   for (const record of records) {
     if (record.attr === EIATTR.MAXREG_COUNT && record.value !== null) maxRegCount = record.value;
-    else if (record.attr === EIATTR.MAX_THREADS) maxThreads = triple(record, where);
-    else if (record.attr === EIATTR.REQNTID) reqNtid = triple(record, where);
+    else if (record.attr === EIATTR.MAX_THREADS) maxThreads = exactWords(record, where, 3);
+    else if (record.attr === EIATTR.REQNTID) reqNtid = exactWords(record, where, 3);
     else if (record.attr === EIATTR.ANNOTATIONS) spillRefillOffsets.push(...spillRefill(record, where));
   }
   if (global.registers === undefined) throw new ElfError(`kernel ${symbol.name}: no EIATTR_REGCOUNT in .nv.info`, kinfo.headerOffset);
@@ -141,13 +130,15 @@ function readKernel(elf: ElfFile, symbol: ElfSymbol, kinfo: ElfSection, global: 
   };
 }
 
-function triple(record: NvInfoRecord, where: string): [number, number, number] {
+/** The record's payload words, which must number exactly `count`. */
+function exactWords(record: NvInfoRecord, where: string, count: 2): [number, number];
+function exactWords(record: NvInfoRecord, where: string, count: 3): [number, number, number];
+function exactWords(record: NvInfoRecord, where: string, count: number): number[] {
   const words = payloadWords(record, where);
-  const [x, y, z] = words;
-  if (words.length !== 3 || x === undefined || y === undefined || z === undefined) {
-    throw new ElfError(`${where}: attribute 0x${record.attr.toString(16)} has ${words.length} words, expected 3`, record.offset);
+  if (words.length !== count) {
+    throw new ElfError(`${where}: attribute 0x${record.attr.toString(16)} has ${words.length} words, expected ${count}`, record.offset);
   }
-  return [x, y, z];
+  return words;
 }
 
 /** Annotations are (kind, instruction offset) word pairs; returns the spill/refill offsets. */
