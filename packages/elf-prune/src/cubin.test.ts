@@ -5,7 +5,7 @@ import { readCubin } from './cubin.js';
 import { EM_CUDA } from './elf.js';
 import { codeFacts, kernelFacts, sha256Hex } from './facts.js';
 import type { NvidiaKernelFacts } from './facts.js';
-import { EIATTR } from './nvinfo.js';
+import { EIATTR, EIFMT_SVAL, readNvInfo } from './nvinfo.js';
 import { nvBlocksPerSm, SM90_OCCUPANCY_MODEL } from './occupancy.js';
 import { compileNv, findPtxas, fixture, llvm22, ptxasReport, scratch, symbolBytesByReadelf } from './testing/toolchain.js';
 import type { NvBuild } from './testing/toolchain.js';
@@ -79,6 +79,19 @@ describe.skipIf(!ptxas)(title, () => {
     expect(spill?.registers).toBeLessThanOrEqual(32);
     expect(shared?.maxThreads).toEqual([256, 1, 1]);
     expect(shared?.records.some((r) => r.attr === EIATTR.MAXREG_COUNT)).toBe(true);
+  });
+
+  it('rejects a fixed-size attribute whose payload has the wrong number of words', () => {
+    // Relabel another word-list record of nv_shared as EIATTR_MAX_THREADS, which must hold 3 words.
+    const elf = readCubin(nv.cubin).elf;
+    const info = elf.section('.nv.info.nv_shared');
+    expect(info).toBeDefined();
+    const victim = readNvInfo(elf, info!).find((r) => r.format === EIFMT_SVAL && r.payload.byteLength % 4 === 0 && r.payload.byteLength !== 12);
+    expect(victim).toBeDefined();
+    const forged = nv.cubin.slice();
+    forged[victim!.offset + 1] = EIATTR.MAX_THREADS;
+    const words = victim!.payload.byteLength / 4;
+    expect(() => readCubin(forged)).toThrow(new RegExp(`^\\.nv\\.info\\.nv_shared: attribute 0x5 has ${words} words, expected 3 \\(at file offset 0x${victim!.offset.toString(16)}\\)$`));
   });
 
   it('reports the static shared section, which holds the 4 KiB tile plus the per-block reservation', () => {
