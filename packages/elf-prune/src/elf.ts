@@ -281,6 +281,9 @@ function stringAt(r: ByteReader, strtab: ElfSection, offset: number, what: strin
   return r.cstring(strtab.offset + offset, strtab.offset + strtab.size, what);
 }
 
+// Lenient: an odd owner name decodes with replacement characters instead of throwing.
+const noteOwnerDecoder = new TextDecoder('utf-8', { fatal: false });
+
 function readNotes(r: ByteReader, section: ElfSection): ElfNote[] {
   const out: ElfNote[] = [];
   const end = section.offset + section.size;
@@ -301,7 +304,7 @@ function readNotes(r: ByteReader, section: ElfSection): ElfNote[] {
     if (namesz > 0) {
       const name = r.bytes(nameAt, namesz, 'note name');
       const len = name[namesz - 1] === 0 ? namesz - 1 : namesz;
-      owner = new TextDecoder('utf-8', { fatal: false }).decode(name.subarray(0, len));
+      owner = noteOwnerDecoder.decode(name.subarray(0, len));
     }
     out.push({ owner, type, desc: r.bytes(descAt, descsz, 'note descriptor'), descOffset: descAt, section: section.name });
     at = Math.min(next, end);
