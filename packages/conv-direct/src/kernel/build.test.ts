@@ -79,10 +79,30 @@ describe('buildConvKernel', () => {
     for (const spec of [gfx950Spec(), gfx950Spec({ R: 5, S: 5, pad_h: 2, pad_w: 2, atom: '16x16x32', tile_w: 16 }), sm90Spec({ double_buffer: true })]) {
       const g = specGeometry(spec);
       const per = g.mTilesPerWave * g.nTilesPerWave * spec.R * spec.S * g.kAtoms;
-      // MMAs appear only in the channel loop, once per chunk.
-      const calls = printModule(buildConvKernel(spec).module).match(/call [^@]*@llvm\.(amdgcn\.mfma|nvvm\.mma)\./g) ?? [];
-      expect(calls.length).toBe(per);
+      // MMAs appear only in the channel loop, once per chunk (cp.async: the last chunk is peeled, see below).
+      const k = buildConvKernel(spec);
+      const calls = printModule(k.module).match(/call [^@]*@llvm\.(amdgcn\.mfma|nvvm\.mma)\./g) ?? [];
+      expect(calls.length).toBe(k.schedule === 'async-copy' ? 2 * per : per);
     }
+  });
+
+  it('sm_90 cp.async: the last chunk is peeled, so no copy is issued past the last channel chunk', () => {
+    const spec = sm90Spec({ double_buffer: true });
+    const g = specGeometry(spec);
+    const per = g.mTilesPerWave * g.nTilesPerWave * spec.R * spec.S * g.kAtoms;
+    const text = printModule(buildConvKernel(spec).module);
+    const copies = (t: string) => (t.match(/call void @llvm\.nvvm\.cp\.async\.cg\.shared\.global\.16\.s\(/g) ?? []).length;
+    const mmas = (t: string) => (t.match(/call [^@]*@llvm\.nvvm\.mma\./g) ?? []).length;
+    // The loop (copy chunk i+1 while multiplying chunk i) runs trips-1 times...
+    expect(text).toMatch(/%chunk\.last = sub i32 %chunks, 1/);
+    expect(text).toMatch(/%chunk\.cond = icmp slt i32 %chunk\.iv, %chunk\.last/);
+    expect(mmas(text)).toBe(2 * per);
+    // ...and its exit multiplies the last chunk behind a wait and a barrier, with no copy at all.
+    const tail = blockText(text, 'chunk.exit');
+    expect(mmas(tail)).toBe(per);
+    expect(copies(tail)).toBe(0);
+    expect(tail).toContain('barrier');
+    expect(tail.indexOf('cp.async.wait.group')).toBeLessThan(tail.indexOf('nvvm.mma'));
   });
 
   it('refuses invalid specs with the validation reason', () => {

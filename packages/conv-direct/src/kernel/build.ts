@@ -323,7 +323,11 @@ class ConvKernelBuilder {
       return b.select(b.icmp('ult', rel, ch.grouped.cpg), at, SENTINEL_OFFSET);
     };
     const loadChunk = (chunk: Value): Value[] => {
-      const off = chunkBytes(chunk);
+      let off = chunkBytes(chunk);
+      // sm_90 register prefetch: the loads of the one or two chunks past the last read nothing (the
+      // guarded loads skip the sentinel; offsets are unsigned, so sentinel + sentinel stays in u32)
+      // instead of the next channels. AMD keeps its loop body free of compares and selects (tested).
+      if (t.vendor === 'nvidia') off = b.select(b.icmp('ult', chunk, ch.trips), off, SENTINEL_OFFSET, 'c.off.live');
       return [
         ...xSlots.map((s) => t.globalLoad(b, xBuf, b.add(s.global, off), xVec, { align: 16 })),
         ...wSlots.map((s) => {
@@ -358,8 +362,12 @@ class ConvKernelBuilder {
     let accs: Value[];
     const mmaStage = (stage: Value | number, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(stage), frag, acc);
     if (this.schedule === 'async-copy') {
+      // The last chunk is peeled: no copy past it, which would read the next channels (or pixels)
+      // for nothing and make the wait before the epilogue stall on it — a whole load latency on
+      // one-trip grids (grouped, split_c on small maps). Peeling keeps the loop body branch-free.
       copyChunk(b.i32(0), 0);
-      accs = b.forLoop({ from: 0, to: trips, carried: accInit, name: 'chunk' }, (i, acc) => {
+      const last = b.sub(trips, 1, 'chunk.last');
+      const looped = b.forLoop({ from: 0, to: last, carried: accInit, name: 'chunk' }, (i, acc) => {
         const cur = b.and(i, 1, 'stage');
         t.asyncCopy!.wait(b, 0);
         t.barrier(b);
@@ -367,6 +375,8 @@ class ConvKernelBuilder {
         return mmaStage(cur, acc);
       });
       t.asyncCopy!.wait(b, 0);
+      t.barrier(b);
+      accs = mmaStage(b.and(last, 1, 'stage.last'), looped);
     } else if (spec.double_buffer) {
       storeChunk(loadChunk(b.i32(0)), 0);
       const pre = loadChunk(b.i32(1));
