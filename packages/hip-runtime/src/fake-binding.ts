@@ -2,12 +2,8 @@ import type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeH
 import { NATIVE_ABI_VERSION } from './binding.js';
 import type { BackendName } from './errors.js';
 
-/** What a fake kernel sees when "launched". */
-export interface FakeKernelContext {
-  readonly name: string;
-  readonly grid: readonly [number, number, number];
-  readonly block: readonly [number, number, number];
-  readonly sharedBytes: number;
+/** What a fake kernel sees when "launched": the launch's shape, its arguments and the fake memory. */
+export interface FakeKernelContext extends Pick<FakeLaunch, 'name' | 'grid' | 'block' | 'sharedBytes'> {
   /** The packed kernarg buffer exactly as the launch passed it. */
   readonly args: DataView;
   /** A live view of fake device memory at `address`; throws like an illegal address when out of any allocation. */
