@@ -11,7 +11,7 @@ import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
-import { MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, splitTrials } from './select.js';
+import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, splitTrials } from './select.js';
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
@@ -38,27 +38,40 @@ describe('bench-prep', () => {
     expect(benchVariants({ ...BIG_MAP, groups: 8 })).toEqual(['grouped']);
   });
 
-  it('orders candidates deterministically, caps them across tile shapes, and drops likely spillers', () => {
+  it('orders candidates deterministically, caps them across tile shapes and chunk depths, and drops likely spillers', () => {
     const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
     const all = orderCandidates(valid, SMALL_MAP);
     expect(all.length).toBe(spillFilter(valid).kept.length);
     for (let i = 1; i < all.length; i++) {
       const a = all[i - 1]!.score;
       const b = all[i]!.score;
-      expect(a.score > b.score || (a.score === b.score && a.tileVolume >= b.tileVolume)).toBe(true);
+      const tie = a.score === b.score;
+      expect(a.score > b.score || (tie && a.fragmentsPerMma < b.fragmentsPerMma) || (tie && a.fragmentsPerMma === b.fragmentsPerMma && a.tileVolume >= b.tileVolume)).toBe(true);
     }
     const capped = orderCandidates([...valid].reverse(), SMALL_MAP, { cap: 16 });
     expect(capped.map((c) => c.score.kernelName)).toEqual(orderCandidates(valid, SMALL_MAP, { cap: 16 }).map((c) => c.score.kernelName));
     expect(capped).toHaveLength(16);
-    const shapes = new Map<string, number>();
-    for (const c of capped) shapes.set(`${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`, (shapes.get(`${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`) ?? 0) + 1);
-    // First pass: at most ceil(16 / 8) = 2 per tile shape, so every tile shape of the pool is represented.
-    const poolShapes = new Set(all.map((c) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`));
-    expect(shapes.size).toBe(Math.min(poolShapes.size, 8));
-    expect(poolShapes.size).toBeGreaterThan(2);
+    const key = (c: (typeof all)[number]) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}/ck${c.spec.ck}`;
+    const keys = new Map<string, number>();
+    for (const c of capped) keys.set(key(c), (keys.get(key(c)) ?? 0) + 1);
+    // First pass: at most ceil(16 / 16) = 1 per tile shape and ck, so 16 of them are represented.
+    const poolKeys = new Set(all.map(key));
+    expect(keys.size).toBe(Math.min(poolKeys.size, 16));
+    expect(poolKeys.size).toBeGreaterThan(2);
     // The plain top 16 by score would have been narrower.
-    const plain = new Set(all.slice(0, 16).map((c) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}`));
-    expect(plain.size).toBeLessThan(shapes.size);
+    const plain = new Set(all.slice(0, 16).map(key));
+    expect(plain.size).toBeLessThan(keys.size);
+  });
+
+  it('counts LDS fragment loads per MMA: a one-row wave band re-reads R input rows per output row', () => {
+    const base = problemCandidates(BIG_MAP, 'sm_90').valid[0]!;
+    // 16x16x64, waves 2x4: 4 rows per wave, 2 column blocks, 2 m tiles: (6*2 + 3*2) / (3*2*4*2).
+    const tall = { ...base, tile_h: 16, tile_w: 16, tile_k: 64, waves_m: 2, waves_n: 4 };
+    expect(fragmentLoadsPerMma(tall)).toBeCloseTo(18 / 48, 12);
+    // Same tile, waves 1x8: 2 rows per wave, 4 m tiles: (4*2 + 3*4) / (3*4*2*2).
+    const wide = { ...tall, waves_m: 1, waves_n: 8 };
+    expect(fragmentLoadsPerMma(wide)).toBeCloseTo(20 / 48, 12);
+    expect(scoreCandidate(tall, BIG_MAP).fragmentsPerMma).toBeLessThan(scoreCandidate(wide, BIG_MAP).fragmentsPerMma);
   });
 
   it('scores tile waste and grid fill: a 7x7 map wastes most of a 16x16 tile', () => {

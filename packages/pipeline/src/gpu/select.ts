@@ -1,4 +1,4 @@
-import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, residency, spillFilter, splitOptions, type Problem, type Spec } from '@rocke/conv-direct';
+import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, TARGETS, type Problem, type Spec } from '@rocke/conv-direct';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {
@@ -9,11 +9,17 @@ export interface CandidateScore {
    * the channel term (k and n atom utilisation × the block diagonal's share 1/gm).
    */
   readonly tileUtilization: number;
-  /** Workgroups / (waves of resident workgroups × slots): how full the last wave of the grid is. */
+  /** Workgroups / (rounds of one workgroup per CU / SM × CUs / SMs): how full the grid's last round is. */
   readonly waveFill: number;
   /** tileUtilization × waveFill: the primary sort key (higher first). */
   readonly score: number;
-  /** Outputs per workgroup (tile_h·tile_w·tile_k): the tie-break (larger first: more reuse per staged byte). */
+  /**
+   * Operand fragments a wave reads from LDS per MMA (activation rows shared by the R taps, one
+   * weight fragment per m tile and tap): the first tie-break (fewer first: a wave with one output
+   * row re-reads R input rows per row, a taller band shares them).
+   */
+  readonly fragmentsPerMma: number;
+  /** Outputs per workgroup (tile_h·tile_w·tile_k): the second tie-break (larger first: more reuse per staged byte). */
   readonly tileVolume: number;
   /** split_c: the split count the planner would choose. */
   readonly splits?: number;
@@ -30,20 +36,36 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
   const spatial = (Ho * Wo) / (roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
   const tileVolume = spec.tile_h * spec.tile_w * spec.tile_k;
+  const fragmentsPerMma = fragmentLoadsPerMma(spec);
   const name = kernelName(spec);
   if (spec.variant === 'grouped') {
     const row = mergeRow(spec, problem, spec.group_merge);
     const tileUtilization = spatial * row.kUtilisation * row.nUtilisation * row.diagonalShare;
-    return { kernelName: name, tileUtilization, waveFill: row.fill, score: tileUtilization * row.fill, tileVolume };
+    return { kernelName: name, tileUtilization, waveFill: row.fill, score: tileUtilization * row.fill, fragmentsPerMma, tileVolume };
   }
   const tileUtilization = spatial * (problem.K / roundUp(problem.K, spec.tile_k));
   let splits: number | undefined;
   if (spec.variant === 'split_c') splits = chooseSplits(spec, problem).splits;
   const workgroups = launchGrid(spec, problem, splits ?? 1).workgroups;
-  const slots = residency(spec).slots;
-  const waveFill = workgroups / (Math.ceil(workgroups / slots) * slots);
-  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill, tileVolume };
+  // Quantized per CU / SM, not per resident slot: when several workgroups share an SM, the last,
+  // partial round runs them with less company (faster), so counting whole rounds of slots would
+  // penalize exactly the high-occupancy specs the timing should get to see.
+  const units = TARGETS[spec.target].computeUnits;
+  const waveFill = workgroups / (Math.ceil(workgroups / units) * units);
+  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill, fragmentsPerMma, tileVolume };
   return splits === undefined ? base : { ...base, splits };
+}
+
+/**
+ * LDS fragment loads per MMA of one wave and channel chunk, as the kernel issues them: per filter
+ * column and k-atom, `(rows-1)·stride + R` activation rows (each one load per column block) shared
+ * by the R taps, and one weight fragment per m tile and tap; over `R·mTiles·rows·colBlocks` MMAs.
+ */
+export function fragmentLoadsPerMma(spec: Spec): number {
+  const g = specGeometry(spec);
+  const inRows = (g.rowsPerWave - 1) * spec.stride_h + spec.R;
+  const loads = inRows * g.colBlocks + spec.R * g.mTilesPerWave;
+  return loads / (spec.R * g.mTilesPerWave * g.rowsPerWave * g.colBlocks);
 }
 
 /** Options of {@link orderCandidates}. */
@@ -57,10 +79,12 @@ export interface OrderOptions {
 /**
  * The deterministic bench order of one problem's candidates, and the capped subset:
  * 1. conv-direct's spill heuristic drops likely spillers (unless `keepSpilling`);
- * 2. sort by score (higher first), then tile volume (larger first), then kernel name;
- * 3. take the first `cap`, but in a first pass at most `ceil(cap / 8)` per tile shape
- *    (tile_h × tile_w × tile_k), so the subset spans many tile shapes instead of one shape's
- *    wave/ck variations; the remaining places are filled in sorted order.
+ * 2. sort by score (higher first), then LDS fragments per MMA (fewer first), then tile volume
+ *    (larger first), then kernel name;
+ * 3. take the first `cap`, but in a first pass at most `ceil(cap / 16)` per tile shape and
+ *    channel chunk (tile_h × tile_w × tile_k, ck), so the subset spans many tile shapes and
+ *    chunk depths (hence LDS sizes and residencies) instead of one shape's wave variations; the
+ *    remaining places are filled in sorted order.
  * Same specs and problem → same list, in the same order.
  */
 export function orderCandidates(specs: readonly Spec[], problem: Problem, options: OrderOptions = {}): { spec: Spec; score: CandidateScore }[] {
@@ -69,18 +93,19 @@ export function orderCandidates(specs: readonly Spec[], problem: Problem, option
   scored.sort(
     (a, b) =>
       b.score.score - a.score.score ||
+      a.score.fragmentsPerMma - b.score.fragmentsPerMma ||
       b.score.tileVolume - a.score.tileVolume ||
       (a.score.kernelName < b.score.kernelName ? -1 : a.score.kernelName > b.score.kernelName ? 1 : 0),
   );
   const cap = options.cap ?? scored.length;
   if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`cap must be a non-negative integer (got ${cap})`);
   if (scored.length <= cap) return scored;
-  const perShape = Math.ceil(cap / 8);
+  const perShape = Math.ceil(cap / 16);
   const taken = new Set<number>();
   const count = new Map<string, number>();
   for (let i = 0; i < scored.length && taken.size < cap; i++) {
     const s = scored[i]!.spec;
-    const shape = `${s.tile_h}x${s.tile_w}x${s.tile_k}`;
+    const shape = `${s.tile_h}x${s.tile_w}x${s.tile_k}/ck${s.ck}`;
     const n = count.get(shape) ?? 0;
     if (n < perShape) {
       taken.add(i);
