@@ -1,5 +1,5 @@
 /** AMD CDNA targets (gfx950, gfx942): amdgcn-amd-amdhsa, wave64, buffer-resource global memory. */
-import { Builder } from '../builder.js';
+import type { Builder } from '../builder.js';
 import { constInt } from '../constants.js';
 import type { FnAttribute, Value } from '../ir.js';
 import { mangleType } from '../intrinsics.js';
@@ -8,7 +8,7 @@ import { i16, i32, i64, ptr, scalarOf, storeSizeOf, typeToString, voidT } from '
 import type { Type } from '../types.js';
 import { mfmaAtom } from './atoms.js';
 import type { Axis, GlobalBuffer, KernelOptions, KernelParam, MmaAtom, Target } from './target.js';
-import { TargetError, atomKey, checkKernelOptions, findAtom } from './target.js';
+import { TargetError, atomLookup, checkByteOffset, checkGlobalBufferArgs, checkKernelOptions, defineKernel } from './target.js';
 
 /** LLVM 22's data layout for amdgcn-amd-amdhsa (`opt-22 -mtriple=amdgcn-amd-amdhsa` prints it). */
 export const AMDGPU_DATA_LAYOUT =
@@ -34,10 +34,6 @@ function checkBufferType(target: string, t: Type): void {
   if ((s.kind !== 'int' && s.kind !== 'float') || !bufferAccessSizes.has(storeSizeOf(t))) {
     throw new TargetError(`${target}: buffer access of ${typeToString(t)} is not supported (use 1, 2, 4, 8, 12 or 16 bytes of ints/floats)`);
   }
-}
-
-function checkOffset(target: string, byteOffset: Value): void {
-  if (byteOffset.type.kind !== 'int' || byteOffset.type.bits !== 32) throw new TargetError(`${target}: buffer byte offsets are i32, got ${typeToString(byteOffset.type)}`);
 }
 
 export interface AmdTargetSpec {
@@ -89,10 +85,7 @@ export function amdTarget(spec: AmdTargetSpec): Target {
       return attrs;
     },
 
-    kernel(module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder {
-      const fn = module.addFunction(name, voidT, params, { callingConv: 'amdgpu_kernel', attributes: t.kernelAttributes(o) });
-      return new Builder(module, fn);
-    },
+    kernel: (module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder => defineKernel(t, module, name, params, o),
 
     workitemId(b: Builder, axis: Axis): Value {
       requireId(b, 'workitem', axis);
@@ -118,11 +111,10 @@ export function amdTarget(spec: AmdTargetSpec): Target {
     },
 
     globalBuffer(b: Builder, base: Value, numBytes: Value): GlobalBuffer {
-      if (base.type.kind !== 'ptr' || base.type.addrspace !== 1) throw new TargetError(`${t.name}: global buffer base must be ptr addrspace(1), got ${typeToString(base.type)}`);
-      if (numBytes.type.kind !== 'int' || (numBytes.type.bits !== 32 && numBytes.type.bits !== 64)) throw new TargetError(`${t.name}: buffer size must be i32 or i64, got ${typeToString(numBytes.type)}`);
+      const sizeBits = checkGlobalBufferArgs(spec.name, base, numBytes);
       // CDNA descriptors keep the low 32 bits of num_records: clamp an i64 size so a range past 4 GiB
       // stays "everything a 32-bit offset reaches" instead of wrapping to a tiny one.
-      const n64 = numBytes.type.bits === 64 ? b.umin(numBytes, 0xffffffff, 'num.records') : b.zext(numBytes, i64);
+      const n64 = sizeBits === 64 ? b.umin(numBytes, 0xffffffff, 'num.records') : b.zext(numBytes, i64);
       // LLVM 22 takes num_records as i64 (the i32 form no longer verifies).
       const rsrc = b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [base, constInt(i16, 0), n64, CDNA_BUFFER_FLAGS], { name: 'rsrc' });
       return { vendor: 'amd', handle: rsrc, numBytes: n64 };
@@ -131,19 +123,18 @@ export function amdTarget(spec: AmdTargetSpec): Target {
     globalLoad(b, buf, byteOffset, type, o = {}): Value {
       if (buf.vendor !== 'amd') throw new TargetError(`${t.name}: buffer was made for ${buf.vendor}`);
       checkBufferType(t.name, type);
-      checkOffset(t.name, byteOffset);
+      checkByteOffset(spec.name, byteOffset);
       return b.intrinsic(`llvm.amdgcn.raw.ptr.buffer.load.${mangleType(type)}`, type, [buf.handle, byteOffset, 0, 0], { name: o.name });
     },
 
     globalStore(b, buf, byteOffset, value): void {
       if (buf.vendor !== 'amd') throw new TargetError(`${t.name}: buffer was made for ${buf.vendor}`);
       checkBufferType(t.name, value.type);
-      checkOffset(t.name, byteOffset);
+      checkByteOffset(spec.name, byteOffset);
       b.intrinsic(`llvm.amdgcn.raw.ptr.buffer.store.${mangleType(value.type)}`, voidT, [value, buf.handle, byteOffset, 0, 0]);
     },
 
-    atom: (q) => findAtom(t.name, spec.atoms, q),
-    hasAtom: (q) => spec.atoms.some((a) => a.name === atomKey(q)),
+    ...atomLookup(spec.name, spec.atoms),
   };
   return t;
 }

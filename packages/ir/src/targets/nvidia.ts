@@ -1,24 +1,20 @@
 /** NVIDIA sm_90 (H100/H200): nvptx64-nvidia-cuda, warp32, predicated global memory, mma.sync. */
-import { Builder } from '../builder.js';
+import type { Builder } from '../builder.js';
 import { zero } from '../constants.js';
 import type { FnAttribute, Value } from '../ir.js';
 import { Module } from '../module.js';
 import { i32, i64, i8, storeSizeOf, struct, typeToString, voidT } from '../types.js';
 import { mmaSyncAtom } from './atoms.js';
 import type { AsyncCopy, Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
-import { TargetError, atomKey, checkKernelOptions, findAtom } from './target.js';
+import { TargetError, atomLookup, checkByteOffset, checkGlobalBufferArgs, checkKernelOptions, defineKernel } from './target.js';
 
 /** LLVM 22's data layout for nvptx64-nvidia-cuda. */
 export const NVPTX64_DATA_LAYOUT = 'e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64';
 
-function checkOffset(byteOffset: Value): void {
-  if (byteOffset.type.kind !== 'int' || byteOffset.type.bits !== 32) throw new TargetError(`sm_90: buffer byte offsets are i32, got ${typeToString(byteOffset.type)}`);
-}
-
 /** Address and in-range predicate (`offset + size <= numBytes`, offset unsigned) of an access. */
 function access(b: Builder, buf: GlobalBuffer, byteOffset: Value, bytes: number): { addr: Value; inRange: Value } {
   if (buf.vendor !== 'nvidia') throw new TargetError(`sm_90: buffer was made for ${buf.vendor}`);
-  checkOffset(byteOffset);
+  checkByteOffset('sm_90', byteOffset);
   const off = b.zext(byteOffset, i64);
   const end = b.add(off, bytes);
   const inRange = b.icmp('ule', end, buf.numBytes, 'in.range');
@@ -91,10 +87,7 @@ export function sm90Target(): Target {
       return attrs;
     },
 
-    kernel(module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder {
-      const fn = module.addFunction(name, voidT, params, { callingConv: 'ptx_kernel', attributes: t.kernelAttributes(o) });
-      return new Builder(module, fn);
-    },
+    kernel: (module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder => defineKernel(t, module, name, params, o),
 
     workitemId: (b: Builder, axis: Axis) => b.intrinsic(`llvm.nvvm.read.ptx.sreg.tid.${axis}`, i32, [], { name: `tid.${axis}` }),
     workgroupId: (b: Builder, axis: Axis) => b.intrinsic(`llvm.nvvm.read.ptx.sreg.ctaid.${axis}`, i32, [], { name: `wgid.${axis}` }),
@@ -106,9 +99,8 @@ export function sm90Target(): Target {
     },
 
     globalBuffer(b: Builder, base: Value, numBytes: Value): GlobalBuffer {
-      if (base.type.kind !== 'ptr' || base.type.addrspace !== 1) throw new TargetError(`sm_90: global buffer base must be ptr addrspace(1), got ${typeToString(base.type)}`);
-      if (numBytes.type.kind !== 'int' || (numBytes.type.bits !== 32 && numBytes.type.bits !== 64)) throw new TargetError(`sm_90: buffer size must be i32 or i64, got ${typeToString(numBytes.type)}`);
-      return { vendor: 'nvidia', handle: base, numBytes: numBytes.type.bits === 64 ? numBytes : b.zext(numBytes, i64) };
+      const sizeBits = checkGlobalBufferArgs('sm_90', base, numBytes);
+      return { vendor: 'nvidia', handle: base, numBytes: sizeBits === 64 ? numBytes : b.zext(numBytes, i64) };
     },
 
     globalLoad(b, buf, byteOffset, type, o = {}): Value {
@@ -125,8 +117,7 @@ export function sm90Target(): Target {
 
     matrixLoad,
     asyncCopy,
-    atom: (q) => findAtom(t.name, atoms, q),
-    hasAtom: (q) => atoms.some((a) => a.name === atomKey(q)),
+    ...atomLookup('sm_90', atoms),
   };
   return t;
 }

@@ -2,9 +2,10 @@
  * The target interface: everything a kernel needs to know about a GPU, so a kernel algorithm is
  * written once and lowered to AMD or NVIDIA by swapping the target object.
  */
-import type { Builder } from '../builder.js';
+import { Builder } from '../builder.js';
 import type { FnAttribute, Value } from '../ir.js';
 import type { Module } from '../module.js';
+import { typeToString, voidT } from '../types.js';
 import type { Type, VectorType } from '../types.js';
 
 export type TargetName = 'gfx950' | 'gfx942' | 'sm_90';
@@ -185,7 +186,7 @@ export function atomKey(q: string | { m: number; n: number; k: number; dtype: Mm
   return typeof q === 'string' ? q : `${q.m}x${q.n}x${q.k}.${q.dtype}`;
 }
 
-/** Shared atom lookup. */
+/** The atom named (or shaped) `q` among `atoms`; a TargetError listing the available ones otherwise. */
 export function findAtom(target: TargetName, atoms: readonly MmaAtom[], q: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom {
   const key = atomKey(q);
   const found = atoms.find((a) => a.name === key);
@@ -193,8 +194,36 @@ export function findAtom(target: TargetName, atoms: readonly MmaAtom[], q: strin
   return found;
 }
 
-export function checkKernelOptions(t: { name: string; maxThreadsPerBlock: number; waveSize: number }, o: KernelOptions): void {
+export function checkKernelOptions(t: { name: string; maxThreadsPerBlock: number }, o: KernelOptions): void {
   if (!Number.isInteger(o.workgroupSize) || o.workgroupSize < 1 || o.workgroupSize > t.maxThreadsPerBlock) {
     throw new TargetError(`${t.name}: workgroupSize must be an integer in 1..${t.maxThreadsPerBlock}, got ${o.workgroupSize}`);
   }
+}
+
+// What the vendor targets share: the kernel definition, global-buffer argument checks and atom lookup.
+
+/** `Target.kernel`: defines the kernel with the target's calling convention and attributes. */
+export function defineKernel(t: Target, module: Module, name: string, params: readonly KernelParam[], o: KernelOptions): Builder {
+  const fn = module.addFunction(name, voidT, params, { callingConv: t.kernelCallingConv, attributes: t.kernelAttributes(o) });
+  return new Builder(module, fn);
+}
+
+/** The argument checks of `Target.globalBuffer`; returns the width of `numBytes`. */
+export function checkGlobalBufferArgs(target: TargetName, base: Value, numBytes: Value): 32 | 64 {
+  if (base.type.kind !== 'ptr' || base.type.addrspace !== 1) throw new TargetError(`${target}: global buffer base must be ptr addrspace(1), got ${typeToString(base.type)}`);
+  if (numBytes.type.kind !== 'int' || (numBytes.type.bits !== 32 && numBytes.type.bits !== 64)) throw new TargetError(`${target}: buffer size must be i32 or i64, got ${typeToString(numBytes.type)}`);
+  return numBytes.type.bits;
+}
+
+/** Global loads and stores address the buffer with an i32 byte offset. */
+export function checkByteOffset(target: TargetName, byteOffset: Value): void {
+  if (byteOffset.type.kind !== 'int' || byteOffset.type.bits !== 32) throw new TargetError(`${target}: buffer byte offsets are i32, got ${typeToString(byteOffset.type)}`);
+}
+
+/** `Target.atom` and `Target.hasAtom` over a fixed atom list. */
+export function atomLookup(target: TargetName, atoms: readonly MmaAtom[]): Pick<Target, 'atom' | 'hasAtom'> {
+  return {
+    atom: (q) => findAtom(target, atoms, q),
+    hasAtom: (q) => atoms.some((a) => a.name === atomKey(q)),
+  };
 }
