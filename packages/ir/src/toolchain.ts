@@ -181,21 +181,22 @@ function checkFlavor(target: Target, tc: Toolchain): void {
 export async function compile(text: string, target: Target, options: CompileOptions = {}): Promise<CompileResult> {
   const tc = options.toolchain ?? findToolchain();
   checkFlavor(target, tc);
-  const mattr = target.features ? [`-mattr=${target.features}`] : [];
+  // opt and llc take the same target flags.
+  const targetFlags = [`-mtriple=${target.triple}`, `-mcpu=${target.cpu}`, ...(target.features ? [`-mattr=${target.features}`] : [])];
   return withTempDir(async (dir) => {
     const ll = join(dir, 'kernel.ll');
     const bc = join(dir, 'kernel.opt.bc');
     writeFileSync(ll, text);
-    await run(tc.opt, [`-O${options.optLevel ?? 3}`, `-mtriple=${target.triple}`, `-mcpu=${target.cpu}`, ...mattr, ll, '-o', bc]);
+    await run(tc.opt, [`-O${options.optLevel ?? 3}`, ...targetFlags, ll, '-o', bc]);
     if (target.vendor === 'amd') {
       const obj = join(dir, 'kernel.o');
       const hsaco = join(dir, 'kernel.hsaco');
-      await run(tc.llc, [`-mtriple=${target.triple}`, `-mcpu=${target.cpu}`, ...mattr, '-filetype=obj', bc, '-o', obj]);
+      await run(tc.llc, [...targetFlags, '-filetype=obj', bc, '-o', obj]);
       await run(tc.ldLld, ['-shared', obj, '-o', hsaco]);
       return { vendor: 'amd', target: target.name, object: new Uint8Array(readFileSync(hsaco)) };
     }
     const ptxPath = join(dir, 'kernel.ptx');
-    await run(tc.llc, [`-mtriple=${target.triple}`, `-mcpu=${target.cpu}`, ...mattr, bc, '-o', ptxPath]);
+    await run(tc.llc, [...targetFlags, bc, '-o', ptxPath]);
     const ptx = readFileSync(ptxPath, 'utf8');
     if (options.ptxas === false || !tc.ptxas) return { vendor: 'nvidia', target: target.name, ptx, cubin: undefined, ptxasLog: undefined };
     const cubinPath = join(dir, 'kernel.cubin');
