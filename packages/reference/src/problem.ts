@@ -124,6 +124,7 @@ export function validateProblem(problem: unknown): ProblemCheck {
   const Kg = q.K / q.groups;
   const xImageElements = q.H * q.W * q.C;
   const yImageElements = Ho * Wo * q.K;
+  const reductionLength = q.R * q.S * Cg;
   const geometry: ConvGeometry = {
     problem: { ...q },
     N: q.N,
@@ -132,13 +133,14 @@ export function validateProblem(problem: unknown): ProblemCheck {
     K: q.K,
     Cg,
     Kg,
-    reductionLength: q.R * q.S * Cg,
+    reductionLength,
     xElements: q.N * xImageElements,
-    wElements: q.K * q.R * q.S * Cg,
+    // Each output channel's filter holds one reduction's worth of weights; each output sums one reduction.
+    wElements: q.K * reductionLength,
     yElements: q.N * yImageElements,
     xImageElements,
     yImageElements,
-    macs: q.N * yImageElements * q.R * q.S * Cg,
+    macs: q.N * yImageElements * reductionLength,
   };
   for (const key of ['xElements', 'wElements', 'yElements', 'macs'] as const) {
     if (!Number.isSafeInteger(geometry[key])) return { ok: false, reason: `${key} (${geometry[key]}) is past the safe integer range` };
