@@ -135,7 +135,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     });
   } else {
     if (kept) {
-      io.stdout(`kept kernels: ${kept.length} of ${entries!.length} built (${report.pruned.length} pruned, ${report.failed.length} failed)\n`);
+      // Counted from the marks, so entries pruned by an earlier run (e.g. under --no-prune) add up too.
+      io.stdout(`kept kernels: ${kept.length} of ${entries!.length} built (${entries!.length - kept.length} pruned, ${report.failed.length} failed)\n`);
       io.stdout(kept.length ? formatKeptKernels(kept) : '(none)\n');
       io.stdout('\n');
     }
