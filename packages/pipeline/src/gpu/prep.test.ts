@@ -140,7 +140,7 @@ describe('timing spin kernel', () => {
 
 describe('splitTrials', () => {
   const WIDE: Problem = { ...SMALL_MAP, N: 4, H: 8, W: 8, C: 1280, K: 1280 };
-  it("times the planner's split count first, then feasible neighbours at about half, twice and four times it", () => {
+  it("times the planner's split count first, then feasible neighbours at about half, twice, a quarter and four times it", () => {
     const specs = problemCandidates(WIDE, 'sm_90', { variant: 'split_c' }).valid;
     const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
     expect(spec).toBeDefined();
@@ -149,6 +149,11 @@ describe('splitTrials', () => {
     expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
     expect(chosen).toBe(2);
     expect(splitTrials(spec, WIDE)).toEqual([2, 1, 4, 10]);
+    // ck 16 on a 7x7 map: the planner takes the most slices (32), so the trials go down: 16, then 8.
+    const deep = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid.find((s) => s.ck === 16)!;
+    expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(chooseSplits(deep, SMALL_MAP).splits).toBe(32);
+    expect(splitTrials(deep, SMALL_MAP)).toEqual([32, 16, 8]);
   });
   it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {
     for (const p of [WIDE, SMALL_MAP]) {

@@ -121,7 +121,7 @@ export const MAX_SPLIT_TRIALS = 4;
 
 /**
  * Split counts the bench times for one split_c spec on one problem: the planner's choice first,
- * then the feasible counts nearest to half, twice and four times it (feasible: conv-direct's
+ * then the feasible counts nearest to half, twice, a quarter and four times it (feasible: conv-direct's
  * `splitOptions`, i.e. C/splits a multiple of ck and the workspace in range). The split count is a
  * runtime kernarg, so all of them run the same binary; the planner's two-waves rule is a model, and
  * on small maps the fp32 workspace traffic of extra slices and the tail of the last wave trade off
@@ -134,8 +134,11 @@ export function splitTrials(spec: Spec, problem: Problem): number[] {
   const add = (s: number | undefined) => {
     if (s !== undefined && !out.includes(s) && out.length < MAX_SPLIT_TRIALS) out.push(s);
   };
-  add([...feasible].reverse().find((s) => s <= chosen / 2)); // fewer slices: less workspace traffic
-  add(feasible.find((s) => s >= chosen * 2)); // more slices: more workgroups
-  add(feasible.find((s) => s >= chosen * 4));
+  const below = (f: number) => [...feasible].reverse().find((s) => s <= chosen * f); // fewer slices: less workspace traffic
+  const above = (f: number) => feasible.find((s) => s >= chosen * f); // more slices: more workgroups
+  add(below(1 / 2));
+  add(above(2));
+  add(below(1 / 4));
+  add(above(4));
   return out;
 }
