@@ -105,6 +105,19 @@ const char* KindName(Kind kind) {
   return "handle";
 }
 
+// How a released object of `kind` is described ("the buffer was freed").
+const char* ReleasedText(Kind kind) {
+  switch (kind) {
+    case Kind::Buffer: return "was freed";
+    case Kind::Module: return "was unloaded";
+    case Kind::Function: return "belongs to an unloaded module";
+    case Kind::Stream:
+    case Kind::Event: return "was destroyed";
+    case Kind::Device: break;  // devices close; they are never released
+  }
+  return "was released";
+}
+
 // A runtime object owned by a device. release() frees it once; derived destructors call
 // releaseQuietly() so a garbage-collected handle frees its object too.
 struct Handle {
@@ -256,11 +269,7 @@ template <typename T>
 T& LiveHandle(Napi::Env env, const Napi::Value& value, Kind kind, const char* what) {
   Handle& handle = *UnwrapRef(env, value, kind, what).handle;
   if (handle.device->closed) throw UsageError(env, std::string("the device of this ") + KindName(kind) + " is closed");
-  if (handle.released) {
-    static const char* const verbs[] = {"", "", "was freed", "was unloaded", "belongs to an unloaded module",
-                                        "was destroyed", "was destroyed"};
-    throw UsageError(env, std::string("the ") + KindName(kind) + " " + verbs[static_cast<int>(kind)]);
-  }
+  if (handle.released) throw UsageError(env, std::string("the ") + KindName(kind) + " " + ReleasedText(kind));
   return static_cast<T&>(handle);
 }
 
