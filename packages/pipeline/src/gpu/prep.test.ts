@@ -119,6 +119,13 @@ describe('bench-prep', () => {
     const again = fakeCompiler();
     await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
     expect(again.compiled).toBe(0);
+    // A kernel-builder edit keeps the emitter label (the packages' version): the IR check still
+    // rebuilds the entry whose IR changed, so the bench never times a stale cubin.
+    const stale = cache.listEntries().entries.find((e) => e.kernelName === sm.candidates[0]!.kernelName)!;
+    cache.putEntry({ ...stale, ir: cache.putBlob('; IR of an older kernel builder') });
+    const rebuilt = fakeCompiler();
+    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: rebuilt, pruner: null, cap: 4, jobs: 2 });
+    expect(rebuilt.compiled).toBe(1);
     // Identical code objects are stored once, and blobs no longer referenced are removed.
     const same = fakeCompiler(true);
     const r3 = await benchPrep({ problems: problems.slice(0, 1), target: 'sm_90', outDir, cache: new KernelCache(join(root, 'cache2')), compiler: same, pruner: null, cap: 2, jobs: 2 });

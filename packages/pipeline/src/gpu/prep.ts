@@ -130,6 +130,9 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     families,
     compiler,
     targets: [target],
+    // The emitter string is the packages' version (0.0.0 in the tree), so a kernel-builder edit
+    // leaves it unchanged: without the IR check the bench would time stale cubins of old code.
+    checkIr: true,
     pruner: options.pruner,
     ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
     ...(options.progress ? { progress: options.progress } : {}),
