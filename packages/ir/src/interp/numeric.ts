@@ -189,8 +189,6 @@ export function cmpU64(a: I64, b: I64): number {
 }
 /** Unsigned value of an i64 as a JS number (exact below 2^53). */
 export const u64Number = (x: I64): number => (typeof x === 'number' && x >= 0 ? x : Number(u64(x)));
-/** Signed i64 from an unsigned-or-signed integer that fits 64 bits. */
-export const fromU64 = (x: bigint): I64 => normI64(BigInt.asIntN(64, x));
 
 /**
  * `p * q + c` rounded once to a format of at most 24 significand bits (`round`): the product of

@@ -182,12 +182,12 @@ export class TargetError extends Error {
   override readonly name = 'TargetError';
 }
 
-export function atomKey(q: string | { m: number; n: number; k: number; dtype: MmaDtype }): string {
+function atomKey(q: string | { m: number; n: number; k: number; dtype: MmaDtype }): string {
   return typeof q === 'string' ? q : `${q.m}x${q.n}x${q.k}.${q.dtype}`;
 }
 
 /** The atom named (or shaped) `q` among `atoms`; a TargetError listing the available ones otherwise. */
-export function findAtom(target: TargetName, atoms: readonly MmaAtom[], q: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom {
+function findAtom(target: TargetName, atoms: readonly MmaAtom[], q: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom {
   const key = atomKey(q);
   const found = atoms.find((a) => a.name === key);
   if (!found) throw new TargetError(`${target} has no MMA atom ${key} (available: ${atoms.map((a) => a.name).join(', ')})`);
