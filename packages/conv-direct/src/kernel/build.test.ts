@@ -4,6 +4,7 @@ import { kernargTable } from '../abi.js';
 import { aotCandidates } from '../candidates.js';
 import { plan } from '../plan.js';
 import { kernelName, specGeometry } from '../spec.js';
+import { residency } from '../residency.js';
 import { registerEstimate } from '../spill.js';
 import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
 import { buildConvKernel, ConvKernelError, irAtomName, SENTINEL_OFFSET, weightSwizzle } from './build.js';
@@ -103,6 +104,18 @@ describe('buildConvKernel', () => {
     expect(copies(tail)).toBe(0);
     expect(tail).toContain('barrier');
     expect(tail.indexOf('cp.async.wait.group')).toBeLessThan(tail.indexOf('nvvm.mma'));
+  });
+
+  it('sm_90: tells ptxas one block per SM (.minnctapersm 1) exactly when shared memory admits only one', () => {
+    const big = sm90Spec({ double_buffer: true, tile_h: 16, tile_w: 16, tile_k: 64, ck: 32, waves_m: 2, waves_n: 4 });
+    const small = sm90Spec({ double_buffer: true, tile_h: 16, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 4 });
+    expect(residency(big).limits.shared).toBe(1);
+    expect(residency(small).limits.shared).toBeGreaterThan(1);
+    expect(printModule(buildConvKernel(big).module)).toContain('"nvvm.minctasm"="1"');
+    expect(printModule(buildConvKernel(small).module)).not.toContain('nvvm.minctasm');
+    const amd = gfx950Spec({ tile_k: 128 });
+    expect(residency(amd).limits.shared).toBe(1);
+    expect(printModule(buildConvKernel(amd).module)).not.toContain('nvvm.minctasm');
   });
 
   it('refuses invalid specs with the validation reason', () => {

@@ -27,6 +27,7 @@ import {
 } from '@rocke/ir';
 import { kernargTable, type KernargEntry } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
+import { residency } from '../residency.js';
 import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS, MAX_TENSOR_BYTES } from '../targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from '../validate.js';
@@ -229,6 +230,10 @@ class ConvKernelBuilder {
     const b = t.kernel(module, name, params, {
       workgroupSize: this.threads,
       ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
+      // sm_90: when shared memory admits one block per SM, say so (.minnctapersm 1). Otherwise ptxas
+      // 13 squeezes 256-thread kernels to 128 registers (two blocks' worth), even spilling, for an
+      // occupancy the LDS never allows.
+      ...(t.vendor === 'nvidia' && residency(spec).limits.shared <= 1 ? { minBlocksPerSm: 1 } : {}),
       ids: { workitem: ['x'], workgroup: ['x'] },
     });
     const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: 16 });
