@@ -413,6 +413,21 @@ class ConvKernelBuilder {
     else this.emitEpilogue(b, accs, eo);
   }
 
+  /**
+   * LDS column of halo column `c` (compile time). Stride 2 stores even columns first, then odd
+   * ones, so the window of a tap is contiguous: output pixels one pixel stride apart instead of two,
+   * which keeps the 8 rows of an `ldmatrix` on distinct bank groups (two pixel strides of 16-byte
+   * multiples always put rows 0 and 4 on one bank group: a 2-way conflict).
+   */
+  private ldsColumn(c: number): number {
+    return this.spec.stride_w === 2 ? (c % 2) * Math.ceil(this.g.ldsInW / 2) + Math.floor(c / 2) : c;
+  }
+
+  /** Elements between the LDS pixels of horizontally adjacent output pixels. */
+  private get pixelStride(): number {
+    return (this.spec.stride_w === 2 ? 1 : this.spec.stride_w) * this.g.cStride;
+  }
+
   /** X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride. */
   private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, cStart: Value): StagingSlot[] {
     const { g } = this;
@@ -422,8 +437,9 @@ class ConvKernelBuilder {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const cv = b.urem(v, g.xChannelVectors);
       const pos = b.udiv(v, g.xChannelVectors);
+      const col = b.urem(pos, g.ldsInW);
       const ih = b.add(ih0, b.udiv(pos, g.ldsInW));
-      const iw = b.add(iw0, b.urem(pos, g.ldsInW));
+      const iw = b.add(iw0, col);
       // Unsigned compares also reject negative (padding) rows and columns.
       let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
       const inTile = uneven ? b.icmp('ult', v, g.xVectors) : undefined;
@@ -434,10 +450,12 @@ class ConvKernelBuilder {
       );
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
       // threads is a multiple of the 8-channel vectors per pixel, so pass j is pass 0 moved by threads/XCV pixels.
+      // Stride 2: even halo columns, then odd ones (see ldsColumn).
+      const ldsPos = this.spec.stride_w === 2 ? b.add(b.sub(pos, col), b.add(b.mul(b.and(col, 1), Math.ceil(g.ldsInW / 2)), b.lshr(col, 1))) : pos;
       const lds =
-        j > 0 && this.threads % g.xChannelVectors === 0
+        j > 0 && this.threads % g.xChannelVectors === 0 && this.spec.stride_w !== 2
           ? b.add(slots[0]!.lds, j * (this.threads / g.xChannelVectors) * g.cStride * ELEMENT_BYTES)
-          : b.mul(b.add(b.mul(pos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
+          : b.mul(b.add(b.mul(ldsPos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
@@ -554,7 +572,7 @@ class ConvKernelBuilder {
   private fragmentOffsets(b: Builder, lane: Value, wm: Value, wn: Value): FragmentOffsets {
     const { spec, g, atom } = this;
     const E = ELEMENT_BYTES;
-    const pix = spec.stride_w * g.cStride; // elements between horizontally adjacent output pixels
+    const pix = this.pixelStride; // elements between horizontally adjacent output pixels
     // Rows of the wave's output band start ROWS_W*stride input rows apart.
     const xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * g.ldsInW * g.cStride * E, 'x.wave');
     const mBase = b.mul(wm, g.mTilesPerWave, 'm.tile0');
@@ -604,7 +622,7 @@ class ConvKernelBuilder {
     const { spec, g, atom } = this;
     const E = ELEMENT_BYTES;
     const out = [...acc];
-    const pix = spec.stride_w * g.cStride;
+    const pix = this.pixelStride;
     const inRows = (g.rowsPerWave - 1) * spec.stride_h + spec.R;
     const bType = atom.bType;
     const aType = atom.aType;
@@ -614,7 +632,7 @@ class ConvKernelBuilder {
         const bf: Value[][] = [];
         for (let ir = 0; ir < inRows; ir++) {
           const row: Value[] = [];
-          const base = (ir * g.ldsInW + s) * g.cStride + ka * atom.k; // elements, compile time
+          const base = (ir * g.ldsInW + this.ldsColumn(s)) * g.cStride + ka * atom.k; // elements, compile time
           if (f.kind === 'vector') {
             for (let cb = 0; cb < g.colBlocks; cb++) {
               const off = (base + cb * atom.n * pix) * E;

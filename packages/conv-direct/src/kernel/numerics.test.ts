@@ -43,6 +43,8 @@ const cases: Case[] = [
   // sm_90: mma.sync m16n8k16, ldmatrix, cp.async double buffering or register prefetch.
   { name: 'sm_90 3x3 s1 bf16 double buffer, partial H/W/K, 2 chunks', spec: sm90Spec({ tile_h: 4, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, double_buffer: true }), problem: p3({ H: 6, W: 20, K: 96 }) },
   { name: 'sm_90 3x3 s2 fp16 single buffer', spec: sm90Spec({ ...s2, dtype: 'fp16', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2 }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }) },
+  // cp.async staging into the stride-2 layout (even halo columns, then odd ones), 2 chunks, partial W.
+  { name: 'sm_90 3x3 s2 bf16 double buffer, 2 chunks', spec: sm90Spec({ ...s2, double_buffer: true, tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2 }), problem: p3({ ...ps2, N: 1, H: 11, W: 35, C: 64 }) },
   { name: 'sm_90 1x1 p0 bf16 ck64 double buffer', spec: sm90Spec({ ...one, tile_w: 32, tile_k: 64, ck: 64, double_buffer: true }), problem: p3({ ...pOne, C: 128, W: 24 }) },
   { name: 'sm_90 tile_w 8 (one column block: ldmatrix.x2), 7x7 map', spec: sm90Spec({ tile_h: 8, tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ H: 7, W: 7, C: 32, K: 32 }) },
   { name: 'sm_90 1x1 single buffer, direct-store epilogue', spec: sm90Spec({ ...one, tile_k: 128, ck: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 128, W: 40 }), epilogue: 'direct' },
