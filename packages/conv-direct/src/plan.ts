@@ -8,7 +8,7 @@ import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { checkProblem, problemGeometry, problemLabel, type Dtype, type Problem } from './problem.js';
 import { kernelName, specGeometry, type Spec, type Variant } from './spec.js';
-import { chooseSplits, TARGET_WAVES } from './split-plan.js';
+import { chooseSplits, defaultSplitWaves } from './split-plan.js';
 import { MAX_GRID, MAX_TENSOR_BYTES, type TargetName } from './targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
@@ -69,7 +69,7 @@ export interface LaunchPlan {
 export interface PlanOptions {
   /** split_c: a fixed split count; by default the split planner chooses one. */
   splits?: number;
-  /** split_c: waves of resident workgroups to aim for (default 2). */
+  /** split_c: waves of resident workgroups to aim for (default: `defaultSplitWaves(spec.target)`). */
   minWaves?: number;
 }
 
@@ -151,7 +151,7 @@ export function plan(spec: Spec, problem: Problem, target: TargetName, opts: Pla
       splits = opts.splits;
       explain.push(`splits ${splits} fixed by the caller`);
     } else {
-      const choice = chooseSplits(spec, largest, opts.minWaves ?? TARGET_WAVES);
+      const choice = chooseSplits(spec, largest, opts.minWaves ?? defaultSplitWaves(spec.target));
       splits = choice.splits;
       explain.push(...choice.explain);
     }

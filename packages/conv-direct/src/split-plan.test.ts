@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSplits, splitOptions } from './split-plan.js';
+import { chooseSplits, defaultSplitWaves, MEASURED_SPLIT_RULES, splitOptions, TARGET_WAVES } from './split-plan.js';
 import { PlanError } from './plan-error.js';
-import { gfx950Spec, problem3x3 } from './test-fixtures.js';
+import { residency } from './residency.js';
+import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';
 
 // gfx950 parity base as split_c: 2 resident workgroups per CU x 256 CUs = 512 slots; 2 waves = 1024.
 const spec = gfx950Spec({ variant: 'split_c' });
@@ -56,5 +57,51 @@ describe('chooseSplits', () => {
   it('never picks a count whose workspace passes the range', () => {
     const p = problem3x3({ N: 64, H: 64, W: 64, C: 256, K: 128 });
     expect(chooseSplits(spec, p, 1000).splits).toBe(8);
+  });
+});
+
+describe('chooseSplits on sm_90 (measured wave target)', () => {
+  // The H200 winner on sm_14x14_1024: 1 block per SM (shared memory) x 132 SMs, 32 workgroups per split.
+  const h200 = sm90Spec({ variant: 'split_c', tile_h: 16, tile_w: 16, tile_k: 32, ck: 64, waves_m: 1, waves_n: 4, double_buffer: true });
+  const p = problem3x3({ N: 1, H: 14, W: 14, C: 1024, K: 1024 });
+
+  it('aims for half a wave of resident slots by default, and only on sm_90', () => {
+    expect(defaultSplitWaves('sm_90')).toBe(0.5);
+    expect(MEASURED_SPLIT_RULES.sm_90).toEqual({ waves: 0.5, minChannelsPerSplit: 32 });
+    expect(defaultSplitWaves('gfx950')).toBe(TARGET_WAVES);
+    expect(defaultSplitWaves('gfx942')).toBe(TARGET_WAVES);
+  });
+
+  it('picks the count the H200 sweep measured fastest (4 there, where 2 waves gives 16)', () => {
+    expect(residency(h200).slots).toBe(132);
+    const c = chooseSplits(h200, p);
+    expect([c.splits, c.workgroups]).toEqual([4, 128]);
+    expect(c.explain[0]).toMatch(/x 132 = 132 slots; 0\.5 waves need 66 workgroups \(sm_90's measured split target\)$/);
+    expect(c.explain.at(-1)).toMatch(/^chose splits 4: the smallest reaching 0\.5 waves \(128 workgroups, 0\.97 waves\)/);
+    // The issue's two-wave rule is still there when asked for.
+    expect(chooseSplits(h200, p, 2).splits).toBe(16);
+  });
+
+  it('keeps at least 32 channels per split where fill alone would slice thinner (7x7, ck16)', () => {
+    // t8x8x32 ck16: 8 per SM by shared memory = 1056 slots, 16 workgroups per split; half a wave
+    // would take 32 slices of 16 channels, the floor stops at 16 slices of 32.
+    const thin = sm90Spec({ variant: 'split_c', tile_h: 8, tile_w: 8, tile_k: 32, ck: 16, waves_m: 2, waves_n: 2, double_buffer: true });
+    const small = problem3x3({ N: 1, H: 7, W: 7, C: 512, K: 512 });
+    expect(residency(thin).slots).toBe(1056);
+    const c = chooseSplits(thin, small);
+    expect([c.splits, c.channelsPerSplit, c.workgroups]).toEqual([16, 32, 256]);
+    expect(c.explain.at(-1)).toBe(
+      "chose splits 16: 32 would give the most fill but leave 16 channels per split, under sm_90's measured floor of 32; " +
+        '16 gives 256 workgroups (0.24 waves), 32 channels per split, workspace 1605632 bytes',
+    );
+    // gfx950 has no measured rule: no floor, the 16-channel slices stay.
+    const amd = gfx950Spec({ variant: 'split_c', ck: 16 });
+    expect(chooseSplits(amd, small).channelsPerSplit).toBe(16);
+  });
+
+  it('rejects a wave target that is not a positive number', () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => chooseSplits(h200, p, bad)).toThrow(new PlanError(`minWaves must be a positive number, got ${bad}`));
+    }
   });
 });
