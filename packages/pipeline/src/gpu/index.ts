@@ -5,7 +5,7 @@
  */
 export { benchPrep, benchVariants, DEFAULT_PREP_CAP, SPLIT_C_MAX_PIXELS, type BenchPrepOptions, type BenchPrepResult } from './prep.js';
 export { benchPrepCommand, BENCH_PREP_USAGE } from './prep-command.js';
-export { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, splitTrials, type CandidateScore, type OrderOptions } from './select.js';
+export { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, SPLIT_TRIAL_WINDOW, splitTrials, type CandidateScore, type OrderOptions } from './select.js';
 export {
   BENCH_MANIFEST,
   benchManifestSchema,

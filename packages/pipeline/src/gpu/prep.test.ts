@@ -11,7 +11,7 @@ import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
-import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, splitTrials } from './select.js';
+import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, SPLIT_TRIAL_WINDOW, splitTrials } from './select.js';
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
@@ -147,20 +147,22 @@ describe('timing spin kernel', () => {
 
 describe('splitTrials', () => {
   const WIDE: Problem = { ...SMALL_MAP, N: 4, H: 8, W: 8, C: 1280, K: 1280 };
-  it("times the planner's split count first, then feasible neighbours at about half, twice, a quarter and four times it", () => {
+  it("times the planner's split count first, then the feasible counts from a quarter to eight times it, nearest ratio first", () => {
     const specs = problemCandidates(WIDE, 'sm_90', { variant: 'split_c' }).valid;
     const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
     expect(spec).toBeDefined();
     const chosen = chooseSplits(spec, WIDE).splits;
     const feasible = splitOptions(spec, WIDE).map((o) => o.splits);
     expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
-    expect(chosen).toBe(2);
-    expect(splitTrials(spec, WIDE)).toEqual([2, 1, 4, 10]);
-    // ck 16 on a 7x7 map: the planner takes the most slices (32), so the trials go down: 16, then 8.
+    expect(chosen).toBe(1); // 160 workgroups unsplit already pass half a wave (66 of 132 slots)
+    // 5 sits between the power-of-two ratios; 10 and 20 are past eight times the choice.
+    expect(splitTrials(spec, WIDE)).toEqual([1, 2, 4, 5]);
+    // ck 16 on a 7x7 map: the planner stops at 16 slices (32 channels each), so the trials go down
+    // and up: 8 and 32 tie on ratio (fewer slices first), then 4.
     const deep = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid.find((s) => s.ck === 16)!;
     expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
-    expect(chooseSplits(deep, SMALL_MAP).splits).toBe(32);
-    expect(splitTrials(deep, SMALL_MAP)).toEqual([32, 16, 8]);
+    expect(chooseSplits(deep, SMALL_MAP).splits).toBe(16);
+    expect(splitTrials(deep, SMALL_MAP)).toEqual([16, 8, 32, 4]);
   });
   it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {
     for (const p of [WIDE, SMALL_MAP]) {
@@ -171,6 +173,7 @@ describe('splitTrials', () => {
         expect(new Set(t).size).toBe(t.length);
         expect(t.length).toBeLessThanOrEqual(MAX_SPLIT_TRIALS);
         for (const s of t) expect(feasible).toContain(s);
+        for (const s of t.slice(1)) expect(s * SPLIT_TRIAL_WINDOW.below >= t[0]! && s <= t[0]! * SPLIT_TRIAL_WINDOW.above).toBe(true);
       }
     }
   });

@@ -117,28 +117,27 @@ export function orderCandidates(specs: readonly Spec[], problem: Problem, option
 }
 
 /** Most split counts the bench times per split_c candidate. */
-export const MAX_SPLIT_TRIALS = 4;
+export const MAX_SPLIT_TRIALS = 6;
+
+/** The bench's split window around the planner's choice: from a quarter of it to eight times it. */
+export const SPLIT_TRIAL_WINDOW = { below: 4, above: 8 } as const;
 
 /**
  * Split counts the bench times for one split_c spec on one problem: the planner's choice first,
- * then the feasible counts nearest to half, twice, a quarter and four times it (feasible: conv-direct's
- * `splitOptions`, i.e. C/splits a multiple of ck and the workspace in range). The split count is a
- * runtime kernarg, so all of them run the same binary; the planner's two-waves rule is a model, and
- * on small maps the fp32 workspace traffic of extra slices and the tail of the last wave trade off
- * in ways only the timing settles. Deterministic, no duplicates, at most {@link MAX_SPLIT_TRIALS}.
+ * then the other feasible counts (conv-direct's `splitOptions`: C/splits a multiple of ck, the
+ * workspace in range) within {@link SPLIT_TRIAL_WINDOW}, nearest first by ratio (fewer slices first
+ * on a tie: less workspace traffic). The split count is a runtime kernarg, so all of them run the
+ * same binary; the planner's wave target is a model, and on small maps workspace traffic, the
+ * channel-loop length and the last wave's tail trade off in ways only the timing settles (e.g. 5
+ * slices of 1280 channels sit between the power-of-two ratios). Deterministic, no duplicates, at
+ * most {@link MAX_SPLIT_TRIALS}.
  */
 export function splitTrials(spec: Spec, problem: Problem): number[] {
   const chosen = chooseSplits(spec, problem).splits;
-  const feasible = splitOptions(spec, problem).map((o) => o.splits);
-  const out = [chosen];
-  const add = (s: number | undefined) => {
-    if (s !== undefined && !out.includes(s) && out.length < MAX_SPLIT_TRIALS) out.push(s);
-  };
-  const below = (f: number) => [...feasible].reverse().find((s) => s <= chosen * f); // fewer slices: less workspace traffic
-  const above = (f: number) => feasible.find((s) => s >= chosen * f); // more slices: more workgroups
-  add(below(1 / 2));
-  add(above(2));
-  add(below(1 / 4));
-  add(above(4));
-  return out;
+  const distance = (s: number) => Math.abs(Math.log(s / chosen));
+  const others = splitOptions(spec, problem)
+    .map((o) => o.splits)
+    .filter((s) => s !== chosen && s * SPLIT_TRIAL_WINDOW.below >= chosen && s <= chosen * SPLIT_TRIAL_WINDOW.above)
+    .sort((a, b) => distance(a) - distance(b) || a - b);
+  return [chosen, ...others].slice(0, MAX_SPLIT_TRIALS);
 }
