@@ -74,7 +74,7 @@ describe('GPU bench through the fake binding', () => {
     expect(byName.get(kernelName(dense[0]))!.medianMs).toBeCloseTo(0.01, 9);
     const sc = byName.get(kernelName(split))!;
     expect(sc.launches).toBe(2);
-    expect(sc.splits).toBeGreaterThan(1);
+    expect(sc.splitTimes!.some((t) => t.splits > 1)).toBe(true); // the multi-slice workspace path ran too
     expect(sc.medianMs).toBeCloseTo(0.02, 9);
     expect(result.ranking).toEqual([...dense.map(kernelName).sort(), kernelName(split)]);
     // Every timed repetition was queued behind the spin kernel, outside the events.
