@@ -6,37 +6,12 @@
  * (group_merge, whole and split weight pieces).
  */
 import type { Spec } from '../spec.js';
+import { gfx950Spec, sm90Spec } from '../test-fixtures.js';
 
 /** The upstream parity base: t8x32x64 ck32 w2x2 32x32x16 iglp0, gfx950, 3x3 s1 p1 bf16. */
-const base: Spec = {
-  variant: 'dense',
-  target: 'gfx950',
-  dtype: 'bf16',
-  R: 3,
-  S: 3,
-  stride_h: 1,
-  stride_w: 1,
-  pad_h: 1,
-  pad_w: 1,
-  tile_h: 8,
-  tile_w: 32,
-  tile_k: 64,
-  ck: 32,
-  waves_m: 2,
-  waves_n: 2,
-  atom: '32x32x16',
-  lds_pad: 8,
-  double_buffer: false,
-  chiplet_swizzle: true,
-  chiplet_chunk: 64,
-  num_xcds: 8,
-  swizzle_wgm: 8,
-  iglp: 0,
-  waves_per_eu: null,
-  group_merge: 1,
-};
+const base: Spec = gfx950Spec();
 
-const sm90: Spec = { ...base, target: 'sm_90', atom: 'm16n8k16', chiplet_swizzle: false, num_xcds: 1, iglp: null, double_buffer: true };
+const sm90: Spec = sm90Spec({ double_buffer: true });
 
 /** Golden config names and specs, in a fixed order. */
 export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Spec }[] = [
