@@ -1,7 +1,6 @@
-import { kernelName, parseProblem, problemCandidates, spillFilter, type Dtype, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
+import { kernelName, parseProblem, problemCandidates, problemGeometry, spillFilter, type Dtype, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
 import type { Family } from './family.js';
 import { convDirectFamily } from './families/conv-direct.js';
-import { DEFAULT_PREP_CAP, benchVariants } from './gpu/prep.js';
 import { orderCandidates } from './gpu/select.js';
 import type { TargetName } from './llvm-toolchain.js';
 
@@ -37,7 +36,17 @@ export const DEFAULT_PROBLEMS: readonly NamedProblem[] = [
  * Default candidates per shape and target: bench-prep's cap, so a problem set compiles exactly
  * what `rocke bench` would time for it (and both share the cache entries).
  */
-export const DEFAULT_SHAPE_CAP = DEFAULT_PREP_CAP;
+export const DEFAULT_SHAPE_CAP = 40;
+
+/** Output maps up to this many pixels (Ho·Wo) also get split_c candidates (the issue's 7×7…16×16 class). */
+export const SPLIT_C_MAX_PIXELS = 16 * 16;
+
+/** Variants worth building and timing for a problem: grouped for groups > 1; dense, plus split_c on small maps. */
+export function benchVariants(problem: Problem): Variant[] {
+  if (problem.groups > 1) return ['grouped'];
+  const g = problemGeometry(problem);
+  return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
+}
 
 /** {@link DEFAULT_PROBLEMS} in other dtypes (each shape once per dtype; names get `_fp16`-style suffixes unless the dtype is the set's own). */
 export function retypeProblems(problems: readonly NamedProblem[], dtypes: readonly Dtype[]): NamedProblem[] {
@@ -53,8 +62,12 @@ export interface VariantSelection {
   valid: number;
   /** Of those, dropped by conv-direct's spill heuristic before ordering (likely spillers). */
   spillHeuristic: number;
-  /** The specs kept under the cap, in bench order. */
+  /** This variant's share of the shape's cap. */
+  share: number;
+  /** The specs kept under the share, in bench order. */
   specs: Spec[];
+  /** `orderCandidates`' host-side score of each spec (same order as `specs`). */
+  scores: number[];
 }
 
 /** What a problem set selected for one shape and target. */
@@ -103,7 +116,14 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
       const valid = problemCandidates(problem, target, { variant }).valid;
       const likely = spillFilter(valid);
       const ordered = orderCandidates(likely.kept, problem, { cap: quota[i]!, keepSpilling: true });
-      return { variant, valid: valid.length, spillHeuristic: likely.dropped.length, specs: ordered.map((o) => o.spec) };
+      return {
+        variant,
+        valid: valid.length,
+        spillHeuristic: likely.dropped.length,
+        share: quota[i]!,
+        specs: ordered.map((o) => o.spec),
+        scores: ordered.map((o) => o.score.score),
+      };
     });
     return { name, cls, problem, target, cap, variants, notes };
   });

@@ -1,4 +1,4 @@
-import { buildConvKernel, kernelName as convKernelName, problemCandidates, problemGeometry, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
+import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
@@ -6,18 +6,17 @@ import { identityId, KernelCache, type CacheEntry } from '../cache.js';
 import type { BenchRequest } from '../cli-io.js';
 import { compileAll, type CompileAllProgress, type CompileAllReport } from '../compile-all.js';
 import type { Pruner } from '../family.js';
-import { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily } from '../families/conv-direct.js';
+import { CONV_DIRECT_FAMILY, convDirectFamily } from '../families/conv-direct.js';
 import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '../families/split-reduce.js';
 import type { JsonValue } from '../hash.js';
 import type { KernelCompiler, TargetName } from '../llvm-toolchain.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest, type ManifestCandidate, type ManifestHelper, type ManifestShape } from './manifest.js';
-import { orderCandidates } from './select.js';
+import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '../problem-set.js';
+
+export { benchVariants, SPLIT_C_MAX_PIXELS } from '../problem-set.js';
 
 /** Default cap of candidates per shape: the bench times at most this many per shape anyway. */
-export const DEFAULT_PREP_CAP = 40;
-
-/** Output maps up to this many pixels (Ho·Wo) also get split_c candidates (the issue's 7×7…16×16 class). */
-export const SPLIT_C_MAX_PIXELS = 16 * 16;
+export const DEFAULT_PREP_CAP = DEFAULT_SHAPE_CAP;
 
 /** Options of {@link benchPrep}. */
 export interface BenchPrepOptions {
@@ -45,43 +44,10 @@ export interface BenchPrepResult {
   bytes: number;
 }
 
-/** Variants worth timing for a problem: grouped for groups > 1; dense, plus split_c on small maps. */
-export function benchVariants(problem: Problem): Variant[] {
-  if (problem.groups > 1) return ['grouped'];
-  const g = problemGeometry(problem);
-  return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
-}
-
-const buildCheck = new Map<string, boolean>();
-/**
- * Whether conv-direct builds kernels of `variant`: the pipeline's BUILDABLE_VARIANTS, or (for a
- * variant whose builder landed before the family list caught up) a probe build of one valid spec.
- */
-function canBuild(variant: Variant, probe: Spec | undefined): boolean {
-  if (BUILDABLE_VARIANTS.includes(variant)) return true;
-  if (!probe) return false;
-  let ok = buildCheck.get(variant);
-  if (ok === undefined) {
-    try {
-      buildConvKernel(probe);
-      ok = true;
-    } catch {
-      ok = false;
-    }
-    buildCheck.set(variant, ok);
-  }
-  return ok;
-}
-
-/** Splits `cap` over `n` variants: equal shares, the remainder to the first ones. */
-function shares(cap: number, n: number): number[] {
-  return Array.from({ length: n }, (_, i) => Math.floor(cap / n) + (i < cap % n ? 1 : 0));
-}
-
 /**
  * Compiles what `rocke bench` needs for a suite on a machine without a GPU, and exports it:
- * per shape the valid candidates of each variant conv-direct can build ({@link benchVariants}),
- * ordered and capped by {@link orderCandidates}, compiled through compile-all (the cache skips
+ * per shape the candidates {@link selectProblemSpecs} picks (the same selection compile-all uses:
+ * ordered and capped by `orderCandidates`), compiled through compile-all (the cache skips
  * up-to-date entries; elf-prune drops spilling split_c entries), plus the split-reduce helper
  * kernels. The kernels directory holds only the code blobs, content-addressed like the cache
  * (identical code is stored once), and the manifest. Blobs of earlier runs no longer referenced
@@ -94,30 +60,19 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
   const flavor = compiler.flavor;
   const pick = new Map<string, Spec>(); // `${dtype}/${variant}` + name -> spec, the union over shapes
   const perShape: { shape: BenchRequest['problems'][number]; chosen: { spec: Spec; score: number }[]; available: Record<string, number>; notes: string[] }[] = [];
-  for (const shape of options.problems) {
-    const variants = benchVariants(shape.problem);
+  for (const selection of selectProblemSpecs(options.problems, target, { cap })) {
     const available: Record<string, number> = {};
     const notes: string[] = [];
     const chosen: { spec: Spec; score: number }[] = [];
-    const valids = new Map(variants.map((v) => [v, problemCandidates(shape.problem, target, { variant: v }).valid]));
-    const buildable = variants.filter((v) => canBuild(v, valids.get(v)![0]));
-    const quota = shares(cap, Math.max(buildable.length, 1));
-    for (const variant of variants) {
-      const valid = valids.get(variant)!;
-      available[variant] = valid.length;
-      const share = buildable.indexOf(variant);
-      if (share < 0) {
-        notes.push(`${variant}: ${valid.length} valid candidates, none compiled: conv-direct cannot build ${variant} kernels`);
-        continue;
-      }
-      const ordered = orderCandidates(valid, shape.problem, { cap: quota[share]! });
-      if (valid.length > ordered.length) notes.push(`${variant}: ${ordered.length} of ${valid.length} valid candidates kept (spill heuristic, then the cap of ${quota[share]} in score order)`);
-      for (const o of ordered) {
-        chosen.push({ spec: o.spec, score: o.score.score });
-        pick.set(`${o.spec.dtype}/${o.spec.variant}/${o.score.kernelName}`, o.spec);
-      }
+    for (const v of selection.variants) {
+      available[v.variant] = v.valid;
+      if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the cap of ${v.share} in score order)`);
+      v.specs.forEach((spec, i) => {
+        chosen.push({ spec, score: v.scores[i]! });
+        pick.set(`${spec.dtype}/${spec.variant}/${convKernelName(spec)}`, spec);
+      });
     }
-    perShape.push({ shape, chosen, available, notes });
+    perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, chosen, available, notes });
   }
 
   const grid = (t: TargetName, dtype: string, variant: string): Spec[] =>
