@@ -4,8 +4,9 @@
  */
 import type { Value } from './ir.js';
 import type { Module } from './module.js';
-import type { MmaAtom, Target } from './targets/target.js';
-import { array, f32, i32, ptr } from './types.js';
+import { zero } from './constants.js';
+import type { GlobalBuffer, MmaAtom, Target } from './targets/target.js';
+import { array, bfloat, f32, half, i32, i8, ptr } from './types.js';
 
 const WG = 256;
 
@@ -92,3 +93,76 @@ export function mmaKernel(t: Target, atom: MmaAtom): Module {
   return m;
 }
 
+
+/** Shared-memory placement of one K-major wgmma operand: core matrix (row group, K group) strides in bytes. */
+export interface WgmmaOperandLayout {
+  /** Bytes between core matrices adjacent along K (the descriptor's LBO). */
+  readonly lbo: number;
+  /** Bytes between core matrices adjacent along M or N (the descriptor's SBO). */
+  readonly sbo: number;
+}
+
+/** Byte offset of element (row, k) of a K-major operand placed with `l` (8x8-element core matrices of 128 bytes). */
+export const wgmmaPlace = (l: WgmmaOperandLayout, row: number, k: number): number => (row >> 3) * l.sbo + (k >> 3) * l.lbo + (row & 7) * 16 + (k & 7) * 2;
+
+/**
+ * One warpgroup computes D = A·Bᵀ with sm_90a wgmma m64n{n}k16: A is 64×k row-major, Bt is n×k
+ * row-major (B stored K-major, as conv weights and NHWC activations are), D is 64×n row-major f32.
+ * Threads copy A and Bt element by element into shared memory with the layouts given, then one
+ * wgmma per 16 values of k accumulates (the first one with accumulate off).
+ */
+export function wgmmaGemmKernel(t: Target, o: { n: number; k: number; dtype: 'bf16' | 'f16'; a: WgmmaOperandLayout; b: WgmmaOperandLayout }): Module {
+  const wg = t.warpgroupMma;
+  if (!wg) throw new Error(`${t.name} has no warpgroup MMA`);
+  const m = t.createModule();
+  const elem = o.dtype === 'bf16' ? bfloat : half;
+  const aBytes = wgmmaPlace(o.a, 63, o.k - 1) + 2;
+  const bBase = Math.ceil(aBytes / 128) * 128;
+  const smemBytes = bBase + wgmmaPlace(o.b, o.n - 1, o.k - 1) + 2;
+  const smem = m.addGlobal({ name: 'operands', valueType: array(smemBytes, i8), addrspace: 3, align: 128 });
+  const b = t.kernel(m, `wgmma_m64n${o.n}k${o.k}_${o.dtype}`, [
+    { name: 'a', type: ptr(1), attributes: ['noalias', 'readonly'] },
+    { name: 'bt', type: ptr(1), attributes: ['noalias', 'readonly'] },
+    { name: 'd', type: ptr(1), attributes: ['noalias'] },
+  ], { workgroupSize: 128, ids: { workitem: ['x'], workgroup: [] } });
+  const aBuf = t.globalBuffer(b, b.arg('a'), b.i32(64 * o.k * 2));
+  const btBuf = t.globalBuffer(b, b.arg('bt'), b.i32(o.n * o.k * 2));
+  const dBuf = t.globalBuffer(b, b.arg('d'), b.i32(64 * o.n * 4));
+  const tid = t.workitemId(b, 'x');
+  // Element e of a rows×k operand goes to its core-matrix slot; the layout math runs on the host, per element, as constants.
+  const stage = (rows: number, buf: GlobalBuffer, layout: WgmmaOperandLayout, base: number) => {
+    for (let e0 = 0; e0 < rows * o.k; e0 += 128) {
+      const e = b.add(tid, e0);
+      const row = b.udiv(e, o.k);
+      const k = b.urem(e, o.k);
+      const off = b.add(b.add(b.mul(b.lshr(row, 3), layout.sbo), b.mul(b.lshr(k, 3), layout.lbo)), b.add(b.mul(b.and(row, 7), 16), b.mul(b.and(k, 7), 2)));
+      const v = t.globalLoad(b, buf, b.mul(e, 2), elem);
+      b.store(v, b.gep(i8, smem, [b.add(off, base)]), { align: 2 });
+    }
+  };
+  stage(64, aBuf, o.a, 0);
+  stage(o.n, btBuf, o.b, bBase);
+  wg.proxyFence(b);
+  t.barrier(b);
+  const aDesc = wg.descriptor(b, smem, o.a.lbo, o.a.sbo);
+  const bDesc = wg.descriptor(b, b.gep(i8, smem, [b.i32(bBase)]), o.b.lbo, o.b.sbo);
+  wg.fence(b);
+  let acc: Value[] = Array.from({ length: o.n / 2 }, () => zero(f32));
+  for (let s = 0; s < o.k / 16; s++) {
+    // Step s reads K groups 2s and 2s+1: the start moves by two LBOs, in 16-byte descriptor units.
+    const step = (l: WgmmaOperandLayout) => (2 * s * l.lbo) / 16;
+    acc = wg.mma(b, { n: o.n, dtype: o.dtype, a: b.add(aDesc, BigInt(step(o.a))), b: b.add(bDesc, BigInt(step(o.b))), acc, accumulate: s > 0 });
+  }
+  wg.commit(b);
+  wg.wait(b, 0);
+  acc.forEach((v, i) => {
+    // accAt is per thread; emit its formula: warp w rows 16w.., mma.sync C layout per 8 columns.
+    const warp = b.lshr(tid, 5);
+    const lane = b.and(tid, 31);
+    const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, dBuf, b.mul(b.add(b.mul(row, o.n), col), 4), v);
+  });
+  b.ret();
+  return m;
+}

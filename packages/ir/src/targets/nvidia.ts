@@ -5,6 +5,7 @@ import type { FnAttribute, Value } from '../ir.js';
 import { Module } from '../module.js';
 import { i32, i64, i8, storeSizeOf, struct, typeToString, voidT } from '../types.js';
 import { mmaSyncAtom } from './atoms.js';
+import { warpgroupMma } from './wgmma.js';
 import type { AsyncCopy, Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
 import { TargetError, atomLookup, checkByteOffset, checkGlobalBufferArgs, checkKernelOptions, defineKernel } from './target.js';
 
@@ -51,7 +52,10 @@ const asyncCopy: AsyncCopy = {
   },
 };
 
-/** sm_90: 227 KiB shared memory per block with the dynamic opt-in (48 KiB static), mma.sync m16n8k16. */
+/**
+ * sm_90 (compiled as sm_90a, the H100/H200 feature set, so wgmma is available): 227 KiB shared
+ * memory per block with the dynamic opt-in (48 KiB static), mma.sync m16n8k16 and warpgroup MMA.
+ */
 export function sm90Target(): Target {
   const atoms = [mmaSyncAtom('sm_90', 'f16'), mmaSyncAtom('sm_90', 'bf16')];
   const t: Target = {
@@ -60,7 +64,7 @@ export function sm90Target(): Target {
     flavor: 'llvm22',
     triple: 'nvptx64-nvidia-cuda',
     dataLayout: NVPTX64_DATA_LAYOUT,
-    cpu: 'sm_90',
+    cpu: 'sm_90a',
     features: '+ptx80',
     waveSize: 32,
     ldsBytes: 227 * 1024,
@@ -117,6 +121,7 @@ export function sm90Target(): Target {
 
     matrixLoad,
     asyncCopy,
+    warpgroupMma,
     ...atomLookup('sm_90', atoms),
   };
   return t;

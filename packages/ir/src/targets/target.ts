@@ -109,6 +109,44 @@ export interface AsyncCopy {
   wait(b: Builder, pending: number): void;
 }
 
+/**
+ * NVIDIA sm_90a warpgroup MMA (`wgmma.mma_async`, isa-facts-style facts checked on the H200 by
+ * packages/ir/device/wgmma-probe): `D[64 x n] += A[64 x 16] · B[16 x n]` over the 128 threads of a
+ * warpgroup, A and B read from shared memory through 64-bit descriptors, f32 accumulators in
+ * registers. Both operands are K-major without swizzle: an operand is made of core matrices of 8
+ * rows x 16 bytes (8 rows of 8 elements along K), each 128 contiguous bytes; core matrix (row
+ * group i, K group j) starts at `start + i*sbo + j*lbo`.
+ */
+export interface WarpgroupMma {
+  /** Threads that issue one instruction together (4 warps, warpgroup-aligned). */
+  readonly threads: 128;
+  /**
+   * The shared-memory descriptor (i64) of an operand starting at `address` (ptr addrspace(3),
+   * 16-byte aligned). `lbo`: bytes between core matrices adjacent along K; `sbo`: between core
+   * matrices adjacent along M (A) or N (B); multiples of 16 below 2^18. The start field is the
+   * address in 16-byte units in bits 0..13, so adding `k` to a descriptor moves its start by
+   * `16*k` bytes (while it stays inside shared memory).
+   */
+  descriptor(b: Builder, address: Value, lbo: number, sbo: number): Value;
+  /** `wgmma.fence`: orders this thread's register and shared-memory writes before the next wgmma. */
+  fence(b: Builder): void;
+  /** `wgmma.commit_group`: closes the group of wgmmas issued since the last commit. */
+  commit(b: Builder): void;
+  /** `wgmma.wait_group pending`: until then, neither accumulators nor operand memory of newer groups may be touched. */
+  wait(b: Builder, pending: number): void;
+  /** `fence.proxy.async.shared::cta`: makes this thread's generic-proxy shared writes (st.shared, cp.async) visible to wgmma. */
+  proxyFence(b: Builder): void;
+  /**
+   * One `wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}`: `acc` (n/2 f32 values per
+   * thread, see `accAt`) plus A·B, or A·B alone when `accumulate` (i1 or boolean) is false.
+   */
+  mma(b: Builder, o: { readonly n: number; readonly dtype: MmaDtype; readonly a: Value; readonly b: Value; readonly acc: readonly Value[]; readonly accumulate?: Value | boolean }): Value[];
+  /** Which D element accumulator `i` of warpgroup thread `thread` (0..127) holds: row = M index, col = N index. */
+  accAt(thread: number, i: number): MatrixCoord;
+  /** The inline asm text `mma` emits for a shape (the interpreter recognises exactly these strings). */
+  asmText(n: number, dtype: MmaDtype): string;
+}
+
 /** Access options for global loads/stores. */
 export interface GlobalAccessOptions {
   /** Alignment of the access (default: natural alignment of the type). */
@@ -170,6 +208,8 @@ export interface Target {
   readonly matrixLoad?: (b: Builder, rowAddress: Value, count: 1 | 2 | 4) => Value[];
   /** Asynchronous global → shared copies (NVIDIA `cp.async`; absent on AMD). */
   readonly asyncCopy?: AsyncCopy;
+  /** NVIDIA sm_90a warpgroup MMA (absent on AMD). */
+  readonly warpgroupMma?: WarpgroupMma;
   /** Looks an atom up by name (`32x32x16.bf16`) or shape; throws listing the available ones if absent. */
   atom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom;
   /** True when the target has the atom. */
