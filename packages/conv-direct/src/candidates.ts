@@ -4,7 +4,7 @@
  */
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
-import { ATOMS, MAX_TENSOR_BYTES, TARGETS, type AtomName, type TargetName } from './targets.js';
+import { ATOMS, MAX_TENSOR_BYTES, TARGETS, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
 import { validate } from './validate.js';
 
 /** The baked filter/stride/padding a binary serves. */
@@ -34,6 +34,24 @@ export const WAVE_LAYOUTS: readonly (readonly [number, number])[] = [
   [1, 4],
   [2, 4],
   [4, 2],
+  [1, 8],
+];
+/**
+ * The sm_90a warpgroup-MMA grid: m-blocks of 8x8 pixels (tiles 8, 16 or 32 each way), 64..256
+ * output channels per tile, chunks of 16 or 32 channels, and warpgroup layouts (waves_m along
+ * tile_k, waves_n along the m-blocks) of 1 to 8 warpgroups. Large tiles matter here: on the H200
+ * these kernels are bound by the L2 → shared-memory staging traffic (see `stagedIntensity`).
+ */
+export const WGMMA_TILE_CHOICES = [8, 16, 32] as const;
+export const WGMMA_TILE_K_CHOICES = [64, 128, 256] as const;
+export const WGMMA_CK_CHOICES = [16, 32] as const;
+export const WGMMA_LAYOUTS: readonly (readonly [number, number])[] = [
+  [1, 1],
+  [1, 2],
+  [2, 1],
+  [2, 2],
+  [1, 4],
+  [2, 4],
   [1, 8],
 ];
 /** Largest tile width, in width units, the grid offers. */
@@ -125,16 +143,20 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const specs: Spec[] = [];
   for (const gm of merges) {
     for (const atom of facts.atoms) {
+      // The warpgroup kernel has no grouped form; its tiles and layouts are its own (see above).
+      const wgmma = isWarpgroupAtom(atom);
+      if (wgmma && opts.variant === 'grouped') continue;
       const unit = widthUnit(atom);
-      const widths =
-        opts.wo === undefined || opts.wo === null
+      const widths = wgmma
+        ? WGMMA_TILE_CHOICES
+        : opts.wo === undefined || opts.wo === null
           ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1))
           : fittedWidths(opts.wo, atom);
       for (const tile_w of widths)
-        for (const tile_h of TILE_H_CHOICES)
-          for (const tile_k of tileKs)
-            for (const ck of CK_CHOICES)
-              for (const [waves_m, waves_n] of WAVE_LAYOUTS)
+        for (const tile_h of wgmma ? WGMMA_TILE_CHOICES : TILE_H_CHOICES)
+          for (const tile_k of wgmma ? WGMMA_TILE_K_CHOICES : tileKs)
+            for (const ck of wgmma ? WGMMA_CK_CHOICES : CK_CHOICES)
+              for (const [waves_m, waves_n] of wgmma ? WGMMA_LAYOUTS : WAVE_LAYOUTS)
                 for (const iglp of iglps)
                   for (const waves_per_eu of wes)
                     for (const swizzle_wgm of wgms)
@@ -156,7 +178,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         waves_m,
                         waves_n,
                         atom,
-                        lds_pad: DEFAULT_LDS_PAD,
+                        lds_pad: wgmma ? 0 : DEFAULT_LDS_PAD,
                         double_buffer,
                         chiplet_swizzle: amd,
                         chiplet_chunk: DEFAULT_CHIPLET_CHUNK,

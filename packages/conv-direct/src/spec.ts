@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
-import { ATOMS, ATOM_NAMES, TARGET_NAMES, targetFacts, type AtomFacts } from './targets.js';
+import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, targetFacts, type AtomFacts } from './targets.js';
 
 /** Kernel variants: the dense LDS-halo kernel, its channel-split twin, and the grouped kernel. */
 export const VARIANTS = ['dense', 'split_c', 'grouped'] as const;
@@ -161,6 +161,7 @@ export const X_VECTOR_ELEMS = 8;
  * except for an unknown target.
  */
 export function specGeometry(spec: Spec): SpecGeometry {
+  if (isWarpgroupAtom(spec.atom)) return warpgroupGeometry(spec);
   const atom = ATOMS[spec.atom];
   const waveSize = targetFacts(spec.target).waveSize;
   const threads = spec.waves_m * spec.waves_n * waveSize;
@@ -206,4 +207,65 @@ export function specGeometry(spec: Spec): SpecGeometry {
     wSlots,
     wPasses: Math.ceil(wSlots / threads),
   };
+}
+
+/**
+ * Geometry of a warpgroup-MMA spec (kernel/wgmma.ts). The tile is m-blocks of 8x8 output pixels
+ * (M = 64 per wgmma); `waves_m` warpgroups split tile_k, `waves_n` split the m-blocks. LDS per
+ * stage: the halo tile as ck/8 planes of [rows][columns][8 channels] (stride 2: even columns, then
+ * odd ones) and the weights as [tap][ck/8][tile_k][8 channels], both in 16-byte rows so that every
+ * 8x8 core matrix wgmma reads is 128 contiguous bytes. No scratch tails: partial passes skip.
+ */
+function warpgroupGeometry(spec: Spec): SpecGeometry {
+  const atom = ATOMS[spec.atom];
+  const warpgroups = spec.waves_m * spec.waves_n;
+  const threads = warpgroups * atom.waveSize;
+  const mBlocks = (spec.tile_h / 8) * (spec.tile_w / 8);
+  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
+  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
+  const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
+  const ldsXElems = xChannelVectors * ldsInH * planeColumns * X_VECTOR_ELEMS;
+  const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
+  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsWElems) * (spec.double_buffer ? 2 : 1);
+  const xVectors = ldsInH * ldsInW * xChannelVectors;
+  const wSlots = (ldsWElems / X_VECTOR_ELEMS);
+  const mBlocksPerWave = mBlocks / spec.waves_n;
+  return {
+    atom,
+    waveSize: atom.waveSize,
+    threads,
+    colBlocks: spec.tile_w / 8,
+    mTiles: spec.tile_k / 8,
+    kAtoms: spec.ck / atom.k,
+    rowsPerWave: spec.tile_h / spec.waves_n,
+    mTilesPerWave: spec.tile_k / 8 / spec.waves_m,
+    nTilesPerWave: mBlocksPerWave,
+    ldsInH,
+    ldsInW,
+    cStride: X_VECTOR_ELEMS,
+    ldsXElems,
+    ldsWElems,
+    ldsXTail: 0,
+    ldsWTail: 0,
+    ldsBytes,
+    accPerLane: (mBlocksPerWave * (spec.tile_k / spec.waves_m)) / 2,
+    xChannelVectors,
+    xVectors,
+    xPasses: Math.ceil(xVectors / threads),
+    wSlots,
+    wPasses: Math.ceil(wSlots / threads),
+  };
+}
+
+/**
+ * MACs per byte staged from global memory (L2) into LDS: one chunk's MMA work over the bytes of
+ * its halo tile and weights. The tile's reuse: weights serve tile_h·tile_w pixels, activations
+ * tile_k channels and R·S taps. Pure arithmetic on the spec (padding waste not included).
+ */
+export function stagedIntensity(spec: Spec): number {
+  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
+  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const taps = spec.R * spec.S;
+  return (spec.tile_h * spec.tile_w * spec.tile_k * taps) / (ELEMENT_BYTES * (ldsInH * ldsInW + taps * spec.tile_k));
 }

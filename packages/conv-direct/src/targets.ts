@@ -9,8 +9,8 @@
 export const TARGET_NAMES = ['gfx950', 'gfx942', 'sm_90'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/** MMA atom names: AMD MFMA shapes and the NVIDIA warp-level mma.sync shape. */
-export const ATOM_NAMES = ['32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16'] as const;
+/** MMA atom names: AMD MFMA shapes, the NVIDIA warp-level mma.sync shape and the sm_90a warpgroup MMA. */
+export const ATOM_NAMES = ['32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16', 'm64nNk16'] as const;
 export type AtomName = (typeof ATOM_NAMES)[number];
 
 /**
@@ -46,7 +46,16 @@ export const ATOMS: Readonly<Record<AtomName, AtomFacts>> = {
   '32x32x8': atom('32x32x8', 32, 32, 8, 64),
   '16x16x16': atom('16x16x16', 16, 16, 16, 64),
   'm16n8k16': atom('m16n8k16', 16, 8, 16, 32),
+  // Warpgroup MMA: M = 64 output pixels (8 rows x 8 columns), N = the warpgroup's output channels
+  // (any multiple of 8 up to 256), both operands read from shared memory. The facts record the
+  // granularities the tiles must respect: 8 channels, 8 pixels along W, 16 input channels.
+  'm64nNk16': { name: 'm64nNk16', m: 8, n: 8, k: 16, waveSize: 128, fragA: 0, fragB: 0, accPerLane: 0 },
 };
+
+/** True for the warpgroup MMA atom, whose kernel is built by kernel/wgmma.ts. */
+export const isWarpgroupAtom = (name: AtomName): boolean => name === 'm64nNk16';
+/** Largest wgmma N (output channels per warpgroup). */
+export const WGMMA_MAX_N = 256;
 
 /** Host-side facts about one target. */
 export interface TargetFacts {
@@ -126,7 +135,7 @@ export const TARGETS: Readonly<Record<TargetName, TargetFacts>> = {
     maxBlocksPerUnit: 32,
     registers: { kind: 'file', perUnit: 65536, maxPerThread: 255 },
     chiplets: 1,
-    atoms: ['m16n8k16'],
+    atoms: ['m16n8k16', 'm64nNk16'],
   },
 };
 

@@ -5,7 +5,7 @@
 import { launchGrid } from './grid.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
 import { SpecSchema, specGeometry, type Spec } from './spec.js';
-import { ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, TARGETS } from './targets.js';
+import { ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, TARGETS, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
 
 /** Outcome of validation. */
 export type Validation = { ok: true } | { ok: false; reason: string };
@@ -41,10 +41,13 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
   if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;
   if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
-  if (s.tile_w % atom.n !== 0) return `tile_w ${s.tile_w} is not a multiple of the atom's N ${atom.n} (${s.atom})`;
-  if (s.tile_k % atom.m !== 0) return `tile_k ${s.tile_k} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
-  if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n}`;
-  if ((s.tile_k / atom.m) % s.waves_m !== 0) {
+  if (isWarpgroupAtom(s.atom)) {
+    const reason = validateWarpgroupTiles(s);
+    if (reason) return reason;
+  } else if (s.tile_w % atom.n !== 0) return `tile_w ${s.tile_w} is not a multiple of the atom's N ${atom.n} (${s.atom})`;
+  else if (s.tile_k % atom.m !== 0) return `tile_k ${s.tile_k} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
+  else if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n}`;
+  else if ((s.tile_k / atom.m) % s.waves_m !== 0) {
     return `tile_k/M = ${s.tile_k / atom.m} atom rows do not split over waves_m ${s.waves_m}`;
   }
   if (s.ck % atom.k !== 0) return `ck ${s.ck} is not a multiple of the atom's K ${atom.k} (${s.atom})`;
@@ -72,6 +75,34 @@ function validateSpecOnly(s: Spec): string | null {
   if (g.accPerLane > MAX_ACCUMULATORS_PER_LANE) {
     return `${g.accPerLane} accumulators per lane exceed ${MAX_ACCUMULATORS_PER_LANE}`;
   }
+  return null;
+}
+
+/** Registers a warpgroup-MMA thread needs besides its accumulators (addresses, descriptors, loop state), about. */
+export const WGMMA_BOOKKEEPING_REGISTERS = 24;
+
+/**
+ * Warpgroup-MMA tiles: m-blocks of 8x8 pixels shared out over waves_n warpgroups, tile_k over
+ * waves_m warpgroups in wgmma N sizes (multiples of 8 up to 256); dense and split_c only.
+ */
+function validateWarpgroupTiles(s: Spec): string | null {
+  if (s.variant === 'grouped') return `the grouped variant has no warpgroup-MMA kernel (use m16n8k16 on ${s.target})`;
+  if (s.tile_h % 8 !== 0 || s.tile_w % 8 !== 0) return `tile ${s.tile_h}x${s.tile_w} is not made of 8x8-pixel m-blocks (m64nNk16 takes 64 pixels per MMA)`;
+  const mBlocks = (s.tile_h / 8) * (s.tile_w / 8);
+  if (mBlocks % s.waves_n !== 0) return `${mBlocks} m-blocks of 8x8 pixels do not split over waves_n ${s.waves_n} warpgroups`;
+  if (s.tile_k % s.waves_m !== 0) return `tile_k ${s.tile_k} does not split over waves_m ${s.waves_m} warpgroups`;
+  const n = s.tile_k / s.waves_m;
+  if (n % 8 !== 0 || n > WGMMA_MAX_N) return `tile_k/waves_m = ${n} output channels per warpgroup is not a wgmma N (a multiple of 8 up to ${WGMMA_MAX_N})`;
+  // Accumulators stay in registers: the block's threads must fit the SM's register file with them
+  // (ptxas refuses 8-warpgroup tiles of 128 accumulators per thread).
+  const threads = s.waves_m * s.waves_n * ATOMS[s.atom].waveSize;
+  const acc = ((mBlocks / s.waves_n) * n) / 2;
+  const file = TARGETS[s.target].registers;
+  if (file.kind === 'file' && threads * (acc + WGMMA_BOOKKEEPING_REGISTERS) > file.perUnit) {
+    return `${threads} threads x (${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS}) registers exceed the ${file.perUnit}-register file of ${s.target}`;
+  }
+  if (s.lds_pad !== 0) return `lds_pad ${s.lds_pad}: warpgroup-MMA tiles read 128-byte core matrices and take no pad (use 0)`;
+  if (!s.double_buffer) return 'the warpgroup-MMA kernel stages with cp.async into two buffers: double_buffer must be true';
   return null;
 }
 

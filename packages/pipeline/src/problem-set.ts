@@ -115,7 +115,13 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const variants = wanted.map((variant, i): VariantSelection => {
       const valid = problemCandidates(problem, target, { variant }).valid;
       const likely = spillFilter(valid);
-      const ordered = orderCandidates(likely.kept, problem, { cap: quota[i]!, keepSpilling: true });
+      // Each MMA atom (sm_90: mma.sync and wgmma) gets its own share: the host score models tile
+      // waste and grid fill, not the atoms' different throughputs, so one atom must not crowd out the other.
+      const atoms = [...new Set(likely.kept.map((s) => s.atom))];
+      const atomQuota = shares(quota[i]!, Math.max(atoms.length, 1));
+      const ordered = atoms.flatMap((atom, j) =>
+        orderCandidates(likely.kept.filter((s) => s.atom === atom), problem, { cap: atomQuota[j]!, keepSpilling: true }),
+      );
       return {
         variant,
         valid: valid.length,

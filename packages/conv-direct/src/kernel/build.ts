@@ -29,11 +29,12 @@ import { kernargTable, type KernargEntry } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { residency } from '../residency.js';
 import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
-import { ATOMS, MAX_TENSOR_BYTES } from '../targets.js';
+import { ATOMS, MAX_TENSOR_BYTES, isWarpgroupAtom } from '../targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
 import { emitDecodeWorkgroup } from './grid-decode.js';
 import { usesAsyncCopy, weightPieceElems } from './schedule.js';
+import { buildWgmmaConvKernel } from './wgmma.js';
 
 /** How chunks move from global memory to LDS. */
 export type StagingSchedule =
@@ -47,7 +48,9 @@ export type FragmentLoad =
   /** One vector load per lane per contiguous run (AMD ds_read_b64/b128). */
   | 'vector'
   /** ldmatrix.x4/x2 with per-lane row addresses (sm_90). */
-  | 'ldmatrix';
+  | 'ldmatrix'
+  /** No register fragments: wgmma reads both operands from shared memory through descriptors (sm_90a). */
+  | 'descriptor';
 
 /** A built kernel and everything a host needs to launch it (with `plan()` for the shapes). */
 export interface ConvKernel {
@@ -64,8 +67,8 @@ export interface ConvKernel {
   readonly abi: readonly KernargEntry[];
   readonly schedule: StagingSchedule;
   readonly fragmentLoad: FragmentLoad;
-  /** Weight LDS layout: MFMA fragment order (slot per lane), or rows of ck channels with 16-byte chunks XOR-swizzled. */
-  readonly weightLayout: 'fragment' | 'swizzled-rows';
+  /** Weight LDS layout: MFMA fragment order (slot per lane), rows of ck channels with 16-byte chunks XOR-swizzled, or wgmma core matrices ([tap][ck/8][tile_k][8]). */
+  readonly weightLayout: 'fragment' | 'swizzled-rows' | 'core-matrix';
   /** `lds-staged`: the output tile is transposed through LDS into 16-byte NHWK stores (when it fits); `direct`: each lane stores its accumulator runs. */
   readonly epilogue: 'lds-staged' | 'direct';
 }
@@ -106,6 +109,7 @@ export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKer
   if (!v.ok) throw new ConvKernelError(`cannot build ${safeName(spec)}: ${v.reason}`);
   const target = options.target ?? getTarget(spec.target);
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
+  if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target);
   return new ConvKernelBuilder(spec, target).build();
 }
 

@@ -1,0 +1,318 @@
+/**
+ * The LDS-halo direct conv on sm_90a warpgroup MMA. Same algorithm as build.ts — per channel
+ * chunk the halo tile and every tap's weights are staged once (cp.async, double-buffered) and each
+ * tap multiplies a shifted window of the one staged copy — but the MMA is `wgmma` with both
+ * operands in shared memory, so a tap's shifted window is just a descriptor whose start moves.
+ *
+ * Orientation: M = 64 output pixels (an m-block of 8 output rows x 8 columns), N = output
+ * channels (the warpgroup's slice of tile_k), K = 16 input channels. Shared layouts are built from
+ * 16-byte rows of 8 channels so that every 8x8 core matrix is 128 contiguous bytes:
+ *   X: [ck/8 planes][halo rows][halo columns][8]  — core-matrix rows are 8 adjacent pixels of one
+ *      output row (stride 2 stores even columns, then odd ones, so they stay adjacent);
+ *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
+ */
+import { f32, i32, i8, ptr, vec, zero, bfloat, half, type Builder, type KernelParam, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
+import { kernargTable } from '../abi.js';
+import { ELEMENT_BYTES } from '../problem.js';
+import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
+import { emitDecodeWorkgroup } from './grid-decode.js';
+import { ConvKernelError, SENTINEL_OFFSET, type ConvKernel } from './build.js';
+
+const ROW = 16; // bytes of one core-matrix row: 8 channels
+const log2 = (n: number): number => Math.log2(n);
+
+/** One 16-byte cp.async per slot, hoisted out of the channel loop. */
+interface Slot {
+  /** Global byte offset at channel chunk 0 (the sentinel when the element is outside the tensor). */
+  readonly global: Value;
+  /** Byte offset inside one stage. */
+  readonly lds: number | Value;
+  /** Partial last pass: whether this thread has a slot at all. */
+  readonly inTile: Value | undefined;
+}
+
+/** Builds the warpgroup-MMA kernel of a validated dense or split_c spec. */
+export function buildWgmmaConvKernel(spec: Spec, t: Target): ConvKernel {
+  if (!t.warpgroupMma || !t.asyncCopy) throw new ConvKernelError(`${t.name} has no warpgroup MMA with cp.async staging; ${spec.atom} needs sm_90a`);
+  return new WgmmaConvBuilder(spec, t, t.warpgroupMma).build();
+}
+
+class WgmmaConvBuilder {
+  private readonly g: SpecGeometry;
+  private readonly threads: number;
+  /** Output channels per warpgroup (wgmma N) and m-blocks per warpgroup. */
+  private readonly n: number;
+  private readonly blocksPerGroup: number;
+  /** Halo columns per plane row (stride 2: both parities, each padded to the same length). */
+  private readonly planeColumns: number;
+  private readonly planeBytes: number;
+  private readonly xStageBytes: number;
+  private readonly wStageBytes: number;
+
+  constructor(
+    private readonly spec: Spec,
+    private readonly t: Target,
+    private readonly wg: WarpgroupMma,
+  ) {
+    this.g = specGeometry(spec);
+    this.threads = this.g.threads;
+    this.n = spec.tile_k / spec.waves_m;
+    this.blocksPerGroup = this.g.nTilesPerWave;
+    this.planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(this.g.ldsInW / 2) : this.g.ldsInW;
+    this.planeBytes = this.g.ldsInH * this.planeColumns * ROW;
+    this.xStageBytes = (spec.ck / 8) * this.planeBytes;
+    this.wStageBytes = spec.R * spec.S * (spec.ck / 8) * spec.tile_k * ROW;
+  }
+
+  build(): ConvKernel {
+    const { spec, t } = this;
+    const name = kernelName(spec);
+    const module = t.createModule();
+    const abi = kernargTable(spec.variant);
+    const params: KernelParam[] = abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
+    const b = t.kernel(module, name, params, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } });
+    const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: 128 });
+    this.emitBody(b, lds);
+    b.ret();
+    return {
+      spec,
+      target: t,
+      module,
+      name,
+      threads: this.threads,
+      dynamicSharedBytes: this.g.ldsBytes,
+      abi,
+      schedule: 'async-copy',
+      fragmentLoad: 'descriptor',
+      weightLayout: 'core-matrix',
+      epilogue: 'direct',
+    };
+  }
+
+  /** LDS column of halo column `c`: stride 2 puts even columns first, so a tap's window is contiguous. */
+  private ldsColumn(c: number): number {
+    return this.spec.stride_w === 2 ? (c % 2) * (this.planeColumns / 2) + Math.floor(c / 2) : c;
+  }
+
+  private emitBody(b: Builder, lds: Value): void {
+    const { spec, t, wg } = this;
+    const arg = (n: string) => b.arg(n);
+    const split = spec.variant === 'split_c';
+
+    // ---- ids and grid decode (as build.ts: channel tile fastest inside a super-tile, split slowest)
+    const tid = t.workitemId(b, 'x');
+    const group = b.lshr(tid, 7, 'wg');
+    const gm = b.urem(group, spec.waves_m, 'wg.m');
+    const gn = b.udiv(group, spec.waves_m, 'wg.n');
+    const Ho = arg('Ho');
+    const Wo = arg('Wo');
+    const K = arg('K');
+    const nWt = b.udiv(b.add(Wo, spec.tile_w - 1), spec.tile_w, 'w.tiles');
+    const nHt = b.udiv(b.add(Ho, spec.tile_h - 1), spec.tile_h, 'h.tiles');
+    const nKt = b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles');
+    const perImage = b.mul(nWt, nHt, 'cells.per.image');
+    const cells = b.mul(perImage, arg('N'), 'cells');
+    let wgid = t.workgroupId(b, 'x');
+    let splitIdx: Value | undefined;
+    if (split) {
+      const perSplit = b.mul(cells, nKt, 'wg.per.split');
+      splitIdx = b.udiv(wgid, perSplit, 'split');
+      wgid = b.urem(wgid, perSplit, 'wg.in.split');
+    }
+    const { kTile, cell } = emitDecodeWorkgroup(b, wgid, nKt, cells, { wgm: spec.swizzle_wgm, chiplet: null });
+    const image = b.udiv(cell, perImage, 'n');
+    const st = b.urem(cell, perImage);
+    const oh0 = b.mul(b.udiv(st, nWt), spec.tile_h, 'oh0');
+    const ow0 = b.mul(b.urem(st, nWt), spec.tile_w, 'ow0');
+    const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
+    const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
+    const kBase = b.mul(kTile, spec.tile_k, 'k.base');
+    const C = arg('C');
+    const cCount = splitIdx ? b.udiv(C, arg('splits'), 'c.per.split') : C;
+    const c0 = splitIdx ? b.mul(splitIdx, cCount, 'c.start') : b.i32(0);
+    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
+
+    // ---- staging (hoisted: the loop only adds the chunk's channel offset)
+    const xBuf = t.globalBuffer(b, arg('x'), arg('x_bytes'));
+    const wBuf = t.globalBuffer(b, arg('w'), arg('w_bytes'));
+    const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0);
+    const wSlots = this.wSlots(b, tid, kBase, c0);
+    const xBase = (stage: Value) => b.mul(stage, this.xStageBytes);
+    const wBase = (stage: Value) => b.add(b.mul(stage, this.wStageBytes), 2 * this.xStageBytes);
+    const at = (off: Value) => b.gep(i8, lds, [off]);
+    const cp = t.asyncCopy!;
+    const copyChunk = (chunk: Value, stage: Value) => {
+      const off = b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
+      const xb = xBase(stage);
+      const wb = wBase(stage);
+      const one = (buf: typeof xBuf, s: Slot, base: Value) => {
+        const go = () => cp.copy(b, buf, b.add(s.global, off), at(b.add(base, s.lds)));
+        if (s.inTile) b.ifThen(s.inTile, go, 'stage.tail');
+        else go();
+      };
+      for (const s of xSlots) one(xBuf, s, xb);
+      for (const s of wSlots) one(wBuf, s, wb);
+      cp.commit(b);
+    };
+
+    // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
+    const descs = (stage: Value) => {
+      const xs = xBase(stage);
+      const ws = wBase(stage);
+      const a = this.blockOffsets(b, gn).map((off) => wg.descriptor(b, at(b.add(xs, off)), this.planeBytes, spec.stride_h * this.planeColumns * ROW));
+      const w = wg.descriptor(b, at(b.add(ws, b.mul(gm, this.n * ROW))), spec.tile_k * ROW, 8 * ROW);
+      return { a, w };
+    };
+    const mmaChunk = (stage: Value, acc: Value[][]): Value[][] => {
+      const d = descs(stage);
+      const out = acc.map((a) => [...a]);
+      wg.fence(b);
+      for (let r = 0; r < spec.R; r++)
+        for (let s = 0; s < spec.S; s++)
+          for (let kk = 0; kk < spec.ck / 16; kk++) {
+            const tap = r * spec.S + s;
+            const aStep = (2 * kk * this.planeBytes + (r * this.planeColumns + this.ldsColumn(s)) * ROW) / 16;
+            const wStep = ((tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
+            const wDesc = b.add(d.w, BigInt(wStep));
+            for (let j = 0; j < this.blocksPerGroup; j++) {
+              out[j] = wg.mma(b, { n: this.n, dtype: spec.dtype === 'bf16' ? 'bf16' : 'f16', a: b.add(d.a[j]!, BigInt(aStep)), b: wDesc, acc: out[j]! });
+            }
+          }
+      wg.commit(b);
+      wg.wait(b, 0);
+      return out;
+    };
+
+    // ---- the channel loop: copy chunk i+1 while chunk i multiplies; the last chunk is peeled (no copy past it)
+    const q = this.n / 2;
+    const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
+    const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
+    const ready = () => {
+      cp.wait(b, 0);
+      wg.proxyFence(b);
+      t.barrier(b);
+    };
+    copyChunk(b.i32(0), b.i32(0));
+    const last = b.sub(trips, 1, 'chunk.last');
+    const looped = b.forLoop({ from: 0, to: last, carried: init, name: 'chunk' }, (i, acc) => {
+      const cur = b.and(i, 1, 'stage');
+      ready();
+      copyChunk(b.add(i, 1), b.xor(cur, 1));
+      return mmaChunk(cur, unflat(acc)).flat();
+    });
+    ready();
+    const accs = mmaChunk(b.and(last, 1, 'stage.last'), unflat(looped));
+
+    this.emitEpilogue(b, accs, { tid, gm, gn, image, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
+  }
+
+  /** Byte offset in an X stage of each of this warpgroup's m-blocks (tap 0, channel plane 0). */
+  private blockOffsets(b: Builder, gn: Value): Value[] {
+    const { spec } = this;
+    const blocksW = spec.tile_w / 8;
+    const out: Value[] = [];
+    for (let j = 0; j < this.blocksPerGroup; j++) {
+      const q = b.add(b.mul(gn, this.blocksPerGroup), j);
+      const bh = b.udiv(q, blocksW);
+      const bw = b.urem(q, blocksW);
+      const row = b.mul(bh, 8 * spec.stride_h * this.planeColumns);
+      // Column of the block's first pixel: stride 1 → 8*bw; stride 2 → even half, index 8*bw.
+      const col = b.mul(bw, 8);
+      out.push(b.mul(b.add(row, col), ROW, `x.block${j}`));
+    }
+    return out;
+  }
+
+  /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
+  private xSlots(b: Builder, tid: Value, image: Value, ih0: Value, iw0: Value, c0: Value): Slot[] {
+    const { spec, g } = this;
+    const groups = spec.ck / 8;
+    const slots: Slot[] = [];
+    for (let j = 0; j < g.xPasses; j++) {
+      const v = b.add(tid, j * this.threads, `xv${j}`);
+      const cg = b.urem(v, groups);
+      const pos = b.udiv(v, groups);
+      const row = b.udiv(pos, g.ldsInW);
+      const col = b.urem(pos, g.ldsInW);
+      const ih = b.add(ih0, row);
+      const iw = b.add(iw0, col);
+      const inTile = g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined;
+      let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
+      if (inTile) valid = b.and(valid, inTile);
+      const elem = b.add(b.add(b.add(b.mul(image, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
+      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
+      const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.planeColumns / 2), b.lshr(col, 1)) : col;
+      const lds = b.add(b.mul(cg, this.planeBytes), b.mul(b.add(b.mul(row, this.planeColumns), ldsCol), ROW), `x.lds${j}`);
+      slots.push({ global, lds, inTile });
+    }
+    return slots;
+  }
+
+  /** W slots: vector v = (tap, output channel, 8-channel group), channel group fastest (contiguous in KRSC). */
+  private wSlots(b: Builder, tid: Value, kBase: Value, c0: Value): Slot[] {
+    const { spec } = this;
+    const groups = spec.ck / 8;
+    const RS = spec.R * spec.S;
+    const vectors = RS * spec.tile_k * groups;
+    const slots: Slot[] = [];
+    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
+      const v = b.add(tid, j * this.threads, `wv${j}`);
+      const cg = b.urem(v, groups);
+      const rest = b.udiv(v, groups);
+      const k = b.urem(rest, spec.tile_k);
+      const tap = b.udiv(rest, spec.tile_k);
+      const kOut = b.add(kBase, k);
+      const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
+      let valid = b.icmp('ult', kOut, b.arg('K'));
+      if (inTile) valid = b.and(valid, inTile);
+      const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), b.arg('C')), b.add(b.mul(cg, 8), c0));
+      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
+      const lds = b.mul(b.add(b.mul(b.add(b.mul(tap, groups), cg), spec.tile_k), k), ROW, `w.lds${j}`);
+      slots.push({ global, lds, inTile });
+    }
+    return slots;
+  }
+
+  /**
+   * Accumulator i of thread (warp w, lane l) of a warpgroup holds pixel 16w + l/4 + 8*((i>>1)&1)
+   * of the m-block (output row 2w or 2w+1, column l/4) and channels 8*(i>>2) + 2*(l%4) + {0,1}:
+   * two adjacent channels, stored together (NHWK; split_c writes fp32 to its workspace slice).
+   */
+  private emitEpilogue(
+    b: Builder,
+    accs: Value[][],
+    o: { tid: Value; gm: Value; gn: Value; image: Value; oh0: Value; ow0: Value; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
+  ): void {
+    const { spec, t } = this;
+    const split = spec.variant === 'split_c';
+    const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    const outBuf = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    const slice = o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
+    const imageBase = b.add(slice, b.mul(o.image, b.arg('y_stride_n')), 'y.image');
+    const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
+    const lane = b.and(o.tid, 31, 'lane');
+    const kThread = b.add(b.add(o.kBase, b.mul(o.gm, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
+    const blocksW = spec.tile_w / 8;
+    for (let j = 0; j < this.blocksPerGroup; j++) {
+      const q = b.add(b.mul(o.gn, this.blocksPerGroup), j);
+      const ohBlock = b.add(o.oh0, b.mul(b.udiv(q, blocksW), 8));
+      const ow = b.add(b.add(o.ow0, b.mul(b.urem(q, blocksW), 8)), b.lshr(lane, 2), `ow.b${j}`);
+      const wOk = b.icmp('ult', ow, o.Wo);
+      for (let h = 0; h < 2; h++) {
+        const oh = b.add(ohBlock, b.add(b.mul(warp, 2), h));
+        const pixOk = b.and(wOk, b.icmp('ult', oh, o.Ho));
+        const pixel = b.add(imageBase, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w'))));
+        for (let cb = 0; cb < this.n / 8; cb++) {
+          const k = b.add(kThread, cb * 8);
+          // K is a multiple of 8 (validated), so k < K covers k + 1 too.
+          const valid = b.and(pixOk, b.icmp('ult', k, o.K));
+          const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
+          const pair = b.vector([accs[j]![4 * cb + 2 * h]!, accs[j]![4 * cb + 2 * h + 1]!]);
+          t.globalStore(b, outBuf, off, split ? pair : b.fptrunc(pair, vec(2, outElem)), { align: 2 * eBytes });
+        }
+      }
+    }
+  }
+}
