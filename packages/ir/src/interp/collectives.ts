@@ -10,9 +10,14 @@ import { S_THREAD } from './machine.js';
 import type { Machine, Regs } from './machine.js';
 import { bfloatFromBits } from './numeric.js';
 
-/** A wave-wide operation; `run` gets the register files of the wave's lanes in lane order. */
+/**
+ * A wave-wide operation; `run` gets the register files of the wave's lanes in lane order. With
+ * `warpgroup` it spans the 128 threads of an sm_90 warpgroup instead (4 consecutive warps,
+ * threads 128g..128g+127), and `run` gets theirs in thread order.
+ */
 export interface Collective {
   readonly name: string;
+  readonly warpgroup?: boolean;
   run(regs: readonly Regs[]): void;
 }
 

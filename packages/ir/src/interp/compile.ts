@@ -129,15 +129,19 @@ export function withText(module: Module, fn: IrFunction, inst: Instruction): str
 
 /** Where each instruction sits, for error messages. */
 export function locate(fn: IrFunction, inst: Instruction): string {
+  const at = position(fn, inst);
+  const name = inst.name ? ` %${inst.name}` : '';
+  const callee = inst.op === 'call' ? ` ${inst.callee.kind === 'asm' ? `asm "${inst.callee.asm}"` : `@${inst.callee.name}`}` : '';
+  return `${at} (${inst.op}${callee}${name})`;
+}
+
+/** `@k block %b instruction #i` (just `@k` when the instruction is not in `fn`). */
+export function position(fn: IrFunction, inst: Instruction): string {
   for (const b of fn.blocks) {
     const i = b.instructions.indexOf(inst);
-    if (i >= 0) {
-      const name = inst.name ? ` %${inst.name}` : '';
-      const callee = inst.op === 'call' ? ` ${inst.callee.kind === 'asm' ? `asm "${inst.callee.asm}"` : `@${inst.callee.name}`}` : '';
-      return `@${fn.name} block %${b.name} instruction #${i} (${inst.op}${callee}${name})`;
-    }
+    if (i >= 0) return `@${fn.name} block %${b.name} instruction #${i}`;
   }
-  return `@${fn.name} (${inst.op})`;
+  return `@${fn.name}`;
 }
 
 /** LDS layout: static addrspace(3) globals in module order, each at its alignment; external ones (dynamic) after them. */
@@ -225,7 +229,7 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
           continue;
         }
         if (inst.op === 'call') {
-          const lowered = lowerCall(inst, { slot, dest: inst.type.kind === 'void' ? -1 : slot(inst), machine, target });
+          const lowered = lowerCall(inst, { slot, dest: inst.type.kind === 'void' ? -1 : slot(inst), machine, target, site: () => position(fn, inst) });
           if (lowered.kind === 'op') {
             seg.ops.push(lowered.op);
             seg.insts.push(inst);
@@ -667,6 +671,11 @@ function lowerInstruction(inst: Instruction, slot: (v: Value) => number, m: Mach
       const d = slot(inst);
       const a = slot(inst.aggregate);
       const idx = inst.indices;
+      if (idx.length === 1) {
+        // The common case (a field of an MMA result struct): no loop.
+        const i = idx[0]!;
+        return (r) => { r[d] = r[a][i]; };
+      }
       return (r) => {
         let x = r[a];
         for (const i of idx) x = x[i];

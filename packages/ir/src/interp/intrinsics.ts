@@ -1,8 +1,9 @@
 /**
  * Calls: the intrinsics the targets emit (ids, barriers, buffer resources and raw buffer
- * loads/stores, MFMA, NVVM special registers, mma.sync, ldmatrix, cp.async, shuffles) and a few
- * generic LLVM ones. A call becomes a lane-local closure, a barrier, a wave-collective operation,
- * or nothing (scheduling hints). Anything else — including every inline asm — is an error naming it.
+ * loads/stores, MFMA, NVVM special registers, mma.sync, ldmatrix, cp.async, shuffles, wgmma
+ * fence/commit/wait) and a few generic LLVM ones. A call becomes a lane-local closure, a barrier,
+ * a wave- (or warpgroup-) collective operation, or nothing (scheduling hints). Anything else —
+ * including every inline asm but the exact wgmma text of targets/wgmma.ts — is an error naming it.
  */
 import type { CallInst, Value } from '../ir.js';
 import type { Target } from '../targets/target.js';
@@ -17,6 +18,7 @@ import { codecOf } from './memory.js';
 import type { Codec } from './memory.js';
 import { fusedMultiplyAdd, u64Number } from './numeric.js';
 import { rounder } from './scalar.js';
+import { lowerWgmmaAsm, lowerWgmmaIntrinsic } from './wgmma.js';
 
 export type { Collective };
 
@@ -33,6 +35,8 @@ export interface CallContext {
   readonly dest: number;
   readonly machine: Machine;
   readonly target: Target;
+  /** Where the call is (`@k block %b instruction #i`), for errors raised while it runs. */
+  site(): string;
 }
 
 const axisIndex = (a: string): number => (a === 'x' ? 0 : a === 'y' ? 1 : 2);
@@ -92,8 +96,12 @@ function popcount(x: number): number {
 /** Lowers one call instruction. */
 export function lowerCall(inst: CallInst, ctx: CallContext): Lowered {
   const callee = inst.callee;
-  // The targets emit no inline asm (mma.sync and ldmatrix go through intrinsics), so every asm string is refused by name.
-  if (callee.kind === 'asm') throw new InterpretError(`inline asm "${callee.asm}" (constraints "${callee.constraints}") is not modeled by the interpreter`);
+  // The only inline asm the targets emit is the sm_90a wgmma (LLVM 22 has no intrinsic for it); any other asm is refused by name.
+  if (callee.kind === 'asm') {
+    const wgmma = lowerWgmmaAsm(inst, callee, ctx);
+    if (wgmma) return wgmma;
+    throw new InterpretError(`inline asm "${callee.asm}" (constraints "${callee.constraints}") is not modeled by the interpreter`);
+  }
   const name = callee.name;
   if (callee.blocks.length > 0) throw new InterpretError(`call of the defined function @${name}: calls are not modeled (only intrinsics)`);
   if (!name.startsWith('llvm.')) throw new InterpretError(`call of the external function @${name}: only intrinsics are modeled`);
@@ -212,6 +220,8 @@ function lowerNvvm(inst: CallInst, name: string, ctx: CallContext): Lowered | un
     };
   }
   if (/^llvm\.nvvm\.cp\.async\.(commit\.group|wait\.group|wait\.all)$/.test(name)) return { kind: 'none' };
+  const wgmma = lowerWgmmaIntrinsic(inst, name, ctx);
+  if (wgmma) return wgmma;
   if ((x = /^llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)$/.exec(name))) {
     return { kind: 'collective', collective: shuffleCollective(name, x[1] as 'idx', inst.args.map((a) => ctx.slot(a)), d) };
   }

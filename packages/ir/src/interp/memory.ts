@@ -10,6 +10,7 @@ import type { Type } from '../types.js';
 import { alignOf, sizeOf, typeToString } from '../types.js';
 import { InterpretError } from './errors.js';
 import { HALF_VALUES, bfloatFromBits, bfloatToBits, halfToBits, normI64, wrapI64 } from './numeric.js';
+import type { WgmmaState } from './wgmma-state.js';
 
 /** Bytes per region of the flat global address space. */
 export const REGION = 2 ** 40;
@@ -147,6 +148,8 @@ export class Lds {
   private readonly rEpoch: Int32Array | undefined;
   /** Last reader thread of the epoch, or -2 when several threads read it. */
   private readonly rThread: Int32Array | undefined;
+  /** Warpgroup-MMA bookkeeping: stores into bytes an unfinished wgmma reads are refused. */
+  wgmma: WgmmaState | undefined;
 
   constructor(readonly size: number, private readonly fill: number, detectRaces: boolean) {
     const buf = new ArrayBuffer(size);
@@ -165,6 +168,7 @@ export class Lds {
   reset(): void {
     this.bytes.fill(this.fill);
     this.epoch++;
+    this.wgmma?.reset();
   }
 
   /** Bounds check (and race bookkeeping) for an access of `size` bytes at `off` by `thread`. */
@@ -172,6 +176,7 @@ export class Lds {
     if (!(off >= 0 && off + size <= this.size)) {
       throw new InterpretError(`LDS ${write ? 'store' : 'load'} of ${size} bytes at offset ${off} is outside the ${this.size} bytes of LDS`);
     }
+    if (write && this.wgmma !== undefined && this.wgmma.live !== 0) this.wgmma.checkStore(off, size, thread);
     const we = this.wEpoch;
     if (!we) return;
     const wt = this.wThread!;
@@ -193,6 +198,23 @@ export class Lds {
         re[i] = ep;
         rt[i] = thread;
       } else if (rt[i] !== thread) rt[i] = -2;
+    }
+  }
+
+  /**
+   * Race check of an asynchronous read by threads `lo..hi-1` together (a wgmma of one warpgroup):
+   * bytes another thread wrote since the last barrier are a race. Not recorded as reads: the
+   * wgmma bookkeeping guards the bytes until the read is waited for.
+   */
+  checkGroupRead(off: number, size: number, lo: number, hi: number, who: string): void {
+    const we = this.wEpoch;
+    if (!we) return;
+    const wt = this.wThread!;
+    const ep = this.epoch;
+    for (let i = off, end = off + size; i < end; i++) {
+      if (we[i] === ep && (wt[i]! < lo || wt[i]! >= hi)) {
+        throw new InterpretError(`LDS data race: ${who} reads byte ${i} that thread ${wt[i]} wrote since the last barrier (missing barrier?)`);
+      }
     }
   }
 }

@@ -24,6 +24,7 @@ import { Lds, regionBase } from './memory.js';
 import type { Region } from './memory.js';
 import { wrapI64, wrapSmall } from './numeric.js';
 import { rounder } from './scalar.js';
+import { WARPGROUP, WgmmaState } from './wgmma-state.js';
 
 /** A pointer argument naming a buffer (from `buffers`, or given directly) and a byte offset into it. */
 export interface BufferRef {
@@ -256,6 +257,7 @@ export function interpret(module: Module, kernelName: string, options: Interpret
   const detect = options.detectRaces ?? true;
   // One LDS for the launch, reset per workgroup (workgroups never overlap here).
   machine.lds = new Lds(ldsBytes, fill, detect);
+  machine.lds.wgmma = new WgmmaState(ldsBytes, threads);
   let firstWorkgroup = true;
   for (const [gx, gy, gz] of workgroupOrder(grid, options.workgroups)) {
     if (!firstWorkgroup) machine.lds.reset();
@@ -306,6 +308,7 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
   const waves: Lane[][] = [];
   for (let w = 0; w * ws < n; w++) waves.push(lanes.slice(w * ws, Math.min(n, (w + 1) * ws)));
   const waveRegs = waves.map((wave) => wave.map((L) => L.r));
+  const hasWarpgroup = segs.some((s) => s.end.kind === END_COLLECTIVE && s.end.collective.warpgroup);
   const where = (L: Lane) => `thread ${L.r[S_THREAD]} of workgroup (${L.r[S_WG_X]},${L.r[S_WG_Y]},${L.r[S_WG_Z]})`;
   for (;;) {
     let waiting = 0;
@@ -328,7 +331,8 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
       }
       if (!first) continue;
       const end = segs[first.seg]!.end;
-      if (end.kind !== END_COLLECTIVE) continue;
+      // Warpgroup collectives wait for the loop below.
+      if (end.kind !== END_COLLECTIVE || end.collective.warpgroup) continue;
       if (wave.length < ws) {
         throw new InterpretError(`wave-collective ${end.collective.name} at ${locate(prog.fn, end.inst)} needs all ${ws} lanes of a wave; wave ${w} of this workgroup has only ${wave.length} threads`);
       }
@@ -337,14 +341,51 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
           throw new InterpretError(`divergent wave-collective: ${where(first)} waits at ${locate(prog.fn, end.inst)} but ${where(L)} ${describeWait(prog, L)}`);
         }
       }
-      end.collective.run(waveRegs[w]!);
+      runCollective(prog, end, waveRegs[w]!);
       for (const L of wave) {
         L.status = RUNNING;
         L.seg = end.resume;
       }
       progressed = true;
     }
+    // Warpgroup collectives (sm_90 wgmma: 4 consecutive warps). A warp of the group may still have
+    // a wave collective of its own to finish first, so a group not all there yet is only an error
+    // when nothing else moved.
+    let blocked: string | undefined;
+    for (let g = 0; hasWarpgroup && g * WARPGROUP < n; g++) {
+      let first: Lane | undefined;
+      for (let t = g * WARPGROUP; t < Math.min(n, (g + 1) * WARPGROUP); t++) {
+        const L = lanes[t]!;
+        if (L.status === WAITING) {
+          const e = segs[L.seg]!.end;
+          if (e.kind === END_COLLECTIVE && e.collective.warpgroup) {
+            first = L;
+            break;
+          }
+        }
+      }
+      if (!first) continue;
+      const end = segs[first.seg]!.end;
+      if (end.kind !== END_COLLECTIVE) continue;
+      const lo = g * WARPGROUP;
+      if (lo + WARPGROUP > n) {
+        throw new InterpretError(`warpgroup-collective ${end.collective.name} at ${locate(prog.fn, end.inst)} needs ${WARPGROUP} threads (${WARPGROUP / ws} whole waves); the workgroup has ${n} threads, so threads ${lo}..${n - 1} are not a whole group`);
+      }
+      const group = lanes.slice(lo, lo + WARPGROUP);
+      const other = group.find((L) => L.status !== WAITING || L.seg !== first.seg);
+      if (other) {
+        blocked ??= `divergent warpgroup-collective: ${where(first)} waits at ${locate(prog.fn, end.inst)} but ${where(other)} ${describeWait(prog, other)} (all ${WARPGROUP} threads of its warpgroup must reach it together)`;
+        continue;
+      }
+      runCollective(prog, end, group.map((L) => L.r));
+      for (const L of group) {
+        L.status = RUNNING;
+        L.seg = end.resume;
+      }
+      progressed = true;
+    }
     if (progressed) continue;
+    if (blocked) throw new InterpretError(blocked);
     let first: Lane | undefined;
     for (const L of lanes) {
       if (L.status === WAITING) {
@@ -360,9 +401,21 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
       }
     }
     machine.lds.epoch++;
+    machine.lds.wgmma?.barrier();
     for (const L of lanes) {
       L.status = RUNNING;
       L.seg = end.resume;
     }
+  }
+}
+
+/** Runs a collective, locating its errors at the instruction (the lanes' own run locates theirs). */
+function runCollective(prog: Program, end: Extract<Segment['end'], { kind: typeof END_COLLECTIVE }>, regs: readonly Regs[]): void {
+  try {
+    end.collective.run(regs);
+  } catch (e) {
+    if (!(e instanceof InterpretError)) throw e;
+    const r = regs[0]!;
+    throw e.locate(`${withText(prog.module, prog.fn, end.inst)}, workgroup (${r[S_WG_X]},${r[S_WG_Y]},${r[S_WG_Z]})`);
   }
 }
