@@ -28,6 +28,12 @@ try {
   const t = ir.sm_90;
   const modules = { axpy: kernels.axpyKernel(t), lds_reverse: kernels.ldsReverseKernel(t) };
   for (const a of t.atoms) modules[`mma_${a.name.replace('.', '_')}`] = kernels.mmaKernel(t, a);
+  // wgmma GEMMs (host.cpp launches them by these names): K core matrices adjacent, row groups adjacent, padded strides.
+  for (const g of [
+    { n: 128, k: 32, dtype: 'bf16', a: { lbo: 128, sbo: 512 }, b: { lbo: 128, sbo: 512 } },
+    { n: 112, k: 32, dtype: 'f16', a: { lbo: 1024, sbo: 128 }, b: { lbo: 14 * 128, sbo: 128 } },
+    { n: 256, k: 32, dtype: 'bf16', a: { lbo: 128, sbo: 560 }, b: { lbo: 256, sbo: 1040 } },
+  ]) modules[`wgmma_m64n${g.n}k${g.k}_${g.dtype}`] = kernels.wgmmaGemmKernel(t, g);
   mkdirSync(join(here, 'ptx'), { recursive: true });
   for (const [name, m] of Object.entries(modules)) {
     const r = await ir.compile(ir.printModule(m), t, { ptxas: false });

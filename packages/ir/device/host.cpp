@@ -141,6 +141,37 @@ static void mma(const std::string& dir, const char* name, bool bf16) {
   cuMemFree(da); cuMemFree(db); cuMemFree(dc); cuMemFree(dd); cuModuleUnload(mod);
 }
 
+// wgmma GEMM (test-kernels.ts wgmmaGemmKernel): one warpgroup, D (64xN) = A (64xK) * Bt (NxK)^T, all row-major.
+static void wgmma(const std::string& dir, int N, int K, bool bf16) {
+  char name[64];
+  std::snprintf(name, sizeof name, "wgmma_m64n%dk%d_%s", N, K, bf16 ? "bf16" : "f16");
+  CUmodule mod; CUfunction f = load(dir, name, &mod);
+  const int M = 64;
+  std::mt19937 rng(N * 1000 + K);
+  std::uniform_int_distribution<int> d(-4, 4);
+  std::vector<float> A(M * K), Bt(N * K);
+  for (auto& v : A) v = (float)d(rng);
+  for (auto& v : Bt) v = (float)d(rng);
+  std::vector<uint16_t> a16(M * K), b16(N * K);
+  for (int i = 0; i < M * K; i++) a16[i] = bf16 ? toBf16(A[i]) : toHalf(A[i]);
+  for (int i = 0; i < N * K; i++) b16[i] = bf16 ? toBf16(Bt[i]) : toHalf(Bt[i]);
+  CUdeviceptr da = upload(a16), db = upload(b16), dd = upload(std::vector<float>(M * N, NAN));
+  void* args[] = {&da, &db, &dd};
+  check(cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr), name);
+  check(cuCtxSynchronize(), "sync");
+  auto D = download<float>(dd, M * N);
+  size_t bad = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float want = 0;
+      for (int k = 0; k < K; k++) want += A[i * K + k] * Bt[j * K + k];
+      if (D[i * N + j] != want) bad++;
+    }
+  std::string label = std::string(name) + ": D = A*Bt^T through shared-memory descriptors and the accumulator layout";
+  report(label.c_str(), bad, M * N);
+  cuMemFree(da); cuMemFree(db); cuMemFree(dd); cuModuleUnload(mod);
+}
+
 int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : "ptx";
   check(cuInit(0), "cuInit");
@@ -153,6 +184,9 @@ int main(int argc, char** argv) {
   ldsReverse(dir);
   mma(dir, "mma_16x8x16_f16", false);
   mma(dir, "mma_16x8x16_bf16", true);
+  wgmma(dir, 128, 32, true);
+  wgmma(dir, 112, 32, false);
+  wgmma(dir, 256, 32, true);
   std::printf("%d passed, %d failed\n", passed, failed);
   cuDevicePrimaryCtxRelease(dev);
   return failed == 0 ? 0 : 1;

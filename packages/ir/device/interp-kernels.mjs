@@ -87,8 +87,89 @@ function mma(ir, t) {
   return m;
 }
 
+/**
+ * Two warpgroups: D (128×n f32) = A (128×64) · Btᵀ (Bt n×64), both row-major 16-bit. Operands go
+ * to shared memory with 16-byte cp.async (one core-matrix row each) in the layouts `la` / `lb`
+ * ({lbo, sbo}, see wgmma descriptors); warpgroup g multiplies rows 64g.. with four m64n{n}k16
+ * wgmmas in two commit groups (wait_group 1, then 0), accumulating across both.
+ */
+function wgmmaGemm(ir, t, o) {
+  const { array, f32, i8, ptr, zero } = ir;
+  const wg = t.warpgroupMma;
+  const cp = t.asyncCopy;
+  const K = 64;
+  const place = (l, row, k) => (row >> 3) * l.sbo + (k >> 3) * l.lbo + (row & 7) * 16 + (k & 7) * 2;
+  const aBytes = place(o.a, 127, K - 1) + 2;
+  const bBase = Math.ceil(aBytes / 128) * 128;
+  const m = t.createModule();
+  const smem = m.addGlobal({ name: 'operands', valueType: array(bBase + place(o.b, o.n - 1, K - 1) + 2, i8), addrspace: 3, align: 128 });
+  const b = t.kernel(m, o.name, ['a', 'bt', 'd'].map((name) => ({ name, type: ptr(1) })), { workgroupSize: 256, ids: { workitem: ['x'], workgroup: [] } });
+  const tid = t.workitemId(b, 'x');
+  const buf = (name, bytes) => t.globalBuffer(b, b.arg(name), b.i32(bytes));
+  const [A, Bt, D] = [buf('a', 128 * K * 2), buf('bt', o.n * K * 2), buf('d', 128 * o.n * 4)];
+  // 16-byte chunk c of a row-major rows×64 operand is row c/8, k 8(c%8)..: one core-matrix row.
+  const stage = (rows, g, l, base) => {
+    for (let c0 = 0; c0 < rows * 8; c0 += 256) {
+      const c = b.add(tid, c0);
+      const row = b.lshr(c, 3);
+      const kg = b.and(c, 7);
+      const off = b.add(b.add(b.mul(b.lshr(row, 3), l.sbo), b.mul(kg, l.lbo)), b.add(b.mul(b.and(row, 7), 16), base));
+      cp.copy(b, g, b.mul(c, 16), b.gep(i8, smem, [off]));
+    }
+  };
+  stage(128, A, o.a, 0);
+  stage(o.n, Bt, o.b, bBase);
+  cp.commit(b);
+  cp.wait(b, 0);
+  wg.proxyFence(b);
+  t.barrier(b);
+  const group = b.lshr(tid, 7);
+  const aDesc = wg.descriptor(b, b.gep(i8, smem, [b.mul(group, 8 * o.a.sbo)]), o.a.lbo, o.a.sbo);
+  const bDesc = wg.descriptor(b, b.gep(i8, smem, [b.i32(bBase)]), o.b.lbo, o.b.sbo);
+  wg.fence(b);
+  let acc = Array.from({ length: o.n / 2 }, () => zero(f32));
+  for (let s = 0; s < K / 16; s++) {
+    const step = (l) => BigInt((2 * s * l.lbo) / 16);
+    acc = wg.mma(b, { n: o.n, dtype: o.dtype, a: b.add(aDesc, step(o.a)), b: b.add(bDesc, step(o.b)), acc, accumulate: s > 0 });
+    if (s % 2 === 1) wg.commit(b);
+  }
+  wg.wait(b, 1);
+  wg.wait(b, 0);
+  const t128 = b.and(tid, 127);
+  const warp = b.lshr(t128, 5);
+  const lane = b.and(t128, 31);
+  acc.forEach((v, i) => {
+    const row = b.add(b.add(b.mul(group, 64), b.mul(warp, 16)), b.add(b.lshr(lane, 2), 8 * ((i >> 1) & 1)));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, D, b.mul(b.add(b.mul(row, o.n), col), 4), v);
+  });
+  b.ret();
+  return m;
+}
+
 const f32Bits = (x) => new Uint32Array(Float32Array.of(x).buffer)[0];
 const bf16 = (x) => f32Bits(x) >>> 16; // exact for the small integers used below
+/** Half bits of a small integer (|x| < 2048). */
+const f16 = (x) => {
+  if (x === 0) return 0;
+  const a = Math.abs(x);
+  const e = Math.floor(Math.log2(a));
+  return (x < 0 ? 0x8000 : 0) | ((e + 15) << 10) | ((a / 2 ** e - 1) * 1024);
+};
+
+/** A wgmma GEMM launch: small-integer A (128×64) and Bt (n×64), D 128×n. */
+function wgmmaCase(ir, t, o, seed) {
+  return {
+    name: o.name, module: wgmmaGemm(ir, t, o), grid: [1, 1, 1], block: [256, 1, 1], outputs: [2],
+    signature: ['a', 'bt', 'd'].map((name) => ({ name, type: 'ptr' })),
+    inputs() {
+      const r = rng(seed);
+      const bits = o.dtype === 'bf16' ? bf16 : f16;
+      const int = () => bits(Math.floor(r() * 9) - 4);
+      return [Uint16Array.from({ length: 128 * 64 }, int), Uint16Array.from({ length: o.n * 64 }, int), new Float32Array(128 * o.n).fill(NaN)];
+    },
+  };
+}
 
 /**
  * The kernels with their launches. `inputs()` returns the arguments in order: typed arrays are
@@ -147,5 +228,8 @@ export function interpKernels(ir) {
         ];
       },
     },
+    // sm_90a wgmma, operands through cp.async: K core matrices adjacent with padded row groups / row groups adjacent.
+    wgmmaCase(ir, t, { name: 'wgmma_bf16', n: 128, dtype: 'bf16', a: { lbo: 128, sbo: 8 * 128 + 16 }, b: { lbo: 128, sbo: 8 * 128 } }, 13),
+    wgmmaCase(ir, t, { name: 'wgmma_f16', n: 96, dtype: 'f16', a: { lbo: 16 * 128, sbo: 128 }, b: { lbo: 12 * 128 + 32, sbo: 128 } }, 17),
   ];
 }
