@@ -164,7 +164,9 @@ class WgmmaConvBuilder {
       const w = wg.descriptor(b, at(b.add(ws, b.mul(gm, this.n * ROW))), spec.tile_k * ROW, 8 * ROW);
       return { a, w };
     };
-    const mmaChunk = (stage: Value, acc: Value[][]): Value[][] => {
+    // `then` runs between issuing the chunk's wgmmas and waiting for them: the next chunk's copies
+    // are issued while the tensor cores work (their stage was freed by the previous chunk's wait).
+    const mmaChunk = (stage: Value, acc: Value[][], then?: () => void): Value[][] => {
       const d = descs(stage);
       const out = acc.map((a) => [...a]);
       wg.fence(b);
@@ -180,6 +182,7 @@ class WgmmaConvBuilder {
             }
           }
       wg.commit(b);
+      then?.();
       wg.wait(b, 0);
       return out;
     };
@@ -198,8 +201,7 @@ class WgmmaConvBuilder {
     const looped = b.forLoop({ from: 0, to: last, carried: init, name: 'chunk' }, (i, acc) => {
       const cur = b.and(i, 1, 'stage');
       ready();
-      copyChunk(b.add(i, 1), b.xor(cur, 1));
-      return mmaChunk(cur, unflat(acc)).flat();
+      return mmaChunk(cur, unflat(acc), () => copyChunk(b.add(i, 1), b.xor(cur, 1))).flat();
     });
     ready();
     const accs = mmaChunk(b.and(last, 1, 'stage.last'), unflat(looped));

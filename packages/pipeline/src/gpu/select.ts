@@ -1,4 +1,4 @@
-import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, stagedIntensity, TARGETS, type Problem, type Spec } from '@rocke/conv-direct';
+import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, TARGETS, type Problem, type Spec } from '@rocke/conv-direct';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {
@@ -24,14 +24,6 @@ export interface CandidateScore {
   /** split_c: the split count the planner would choose. */
   readonly splits?: number;
 }
-
-/**
- * MACs per staged byte (conv-direct's `stagedIntensity`) below which a warpgroup-MMA kernel is
- * taken to be bound by L2 → shared-memory traffic. From the H200 bench of the first wgmma grid
- * (d_64_c640): times across tile shapes followed 1/intensity from 49 to 100 MAC/B, at about 2.5 TB/s
- * of staging traffic, where cuDNN's 683 TF/s needs roughly 160 MAC/B.
- */
-export const WGMMA_INTENSITY_TARGET = 160;
 
 /**
  * Scores one spec for one problem. The model is deliberately simple (tile padding waste and grid
@@ -60,9 +52,7 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   // penalize exactly the high-occupancy specs the timing should get to see.
   const units = TARGETS[spec.target].computeUnits;
   const waveFill = workgroups / (Math.ceil(workgroups / units) * units);
-  // Warpgroup-MMA kernels run at the rate their staging traffic allows below WGMMA_INTENSITY_TARGET.
-  const staging = spec.atom === 'm64nNk16' ? Math.min(1, stagedIntensity(spec) / WGMMA_INTENSITY_TARGET) : 1;
-  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill * staging, fragmentsPerMma, tileVolume };
+  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill, fragmentsPerMma, tileVolume };
   return splits === undefined ? base : { ...base, splits };
 }
 
