@@ -209,6 +209,25 @@ export function specGeometry(spec: Spec): SpecGeometry {
   };
 }
 
+/** Most LDS stages the warpgroup-MMA kernel keeps in flight. */
+export const WGMMA_MAX_STAGES = 4;
+
+/**
+ * LDS stages of a warpgroup-MMA spec: as many as let two workgroups share an SM (at most
+ * {@link WGMMA_MAX_STAGES}, at least 2). On the H200 the kernel's chunks are short next to the
+ * L2 latency (ncu: half the warp stalls wait on cp.async with two stages), so copies run
+ * stages − 1 chunks ahead.
+ */
+export function wgmmaStages(spec: Spec): number {
+  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
+  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
+  const stageBytes = ELEMENT_BYTES * spec.ck * (ldsInH * planeColumns + spec.R * spec.S * spec.tile_k);
+  const t = targetFacts(spec.target);
+  const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / stageBytes);
+  return Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
+}
+
 /**
  * Geometry of a warpgroup-MMA spec (kernel/wgmma.ts). The tile is m-blocks of 8x8 output pixels
  * (M = 64 per wgmma); `waves_m` warpgroups split tile_k, `waves_n` split the m-blocks. LDS per
@@ -227,7 +246,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
   const ldsXElems = xChannelVectors * ldsInH * planeColumns * X_VECTOR_ELEMS;
   const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
-  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsWElems) * (spec.double_buffer ? 2 : 1);
+  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsWElems) * wgmmaStages(spec);
   const xVectors = ldsInH * ldsInW * xChannelVectors;
   const wSlots = (ldsWElems / X_VECTOR_ELEMS);
   const mBlocksPerWave = mBlocks / spec.waves_n;

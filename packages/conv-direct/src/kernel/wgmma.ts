@@ -14,7 +14,7 @@
 import { f32, i32, i8, ptr, vec, zero, bfloat, half, type Builder, type KernelParam, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
-import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { kernelName, specGeometry, wgmmaStages, type Spec, type SpecGeometry } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitDecodeWorkgroup } from './grid-decode.js';
 import { ConvKernelError, SENTINEL_OFFSET, type ConvKernel } from './build.js';
@@ -49,6 +49,7 @@ class WgmmaConvBuilder {
   private readonly planeBytes: number;
   private readonly xStageBytes: number;
   private readonly wStageBytes: number;
+  private readonly stages: number;
 
   constructor(
     private readonly spec: Spec,
@@ -63,6 +64,7 @@ class WgmmaConvBuilder {
     this.planeBytes = this.g.ldsInH * this.planeColumns * ROW;
     this.xStageBytes = (spec.ck / 8) * this.planeBytes;
     this.wStageBytes = spec.R * spec.S * (spec.ck / 8) * spec.tile_k * ROW;
+    this.stages = wgmmaStages(spec);
   }
 
   build(): ConvKernel {
@@ -139,11 +141,12 @@ class WgmmaConvBuilder {
     const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0);
     const wSlots = this.wSlots(b, tid, kBase, c0);
     const xBase = (stage: Value) => b.mul(stage, this.xStageBytes);
-    const wBase = (stage: Value) => b.add(b.mul(stage, this.wStageBytes), 2 * this.xStageBytes);
+    const wBase = (stage: Value) => b.add(b.mul(stage, this.wStageBytes), this.stages * this.xStageBytes);
     const at = (off: Value) => b.gep(i8, lds, [off]);
     const cp = t.asyncCopy!;
+    // Chunks past the last copy from the sentinel (zero-fill): the loop needs no branch around its copies.
     const copyChunk = (chunk: Value, stage: Value) => {
-      const off = b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
+      const off = b.select(b.icmp('ult', chunk, trips), b.mul(chunk, spec.ck * ELEMENT_BYTES), SENTINEL_OFFSET, 'c.off');
       const xb = xBase(stage);
       const wb = wBase(stage);
       const one = (buf: typeof xBuf, s: Slot, base: Value) => {
@@ -187,24 +190,23 @@ class WgmmaConvBuilder {
       return out;
     };
 
-    // ---- the channel loop: copy chunk i+1 while chunk i multiplies; the last chunk is peeled (no copy past it)
+    // ---- the channel loop: copies run stages-1 chunks ahead; chunk i+stages-1 goes into the stage
+    // chunk i-1 used, free once every warpgroup waited for its wgmmas (the barrier below says so).
+    const S = this.stages;
     const q = this.n / 2;
     const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
     const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
-    const ready = () => {
-      cp.wait(b, 0);
+    for (let c = 0; c < S - 1; c++) copyChunk(b.i32(c), b.i32(c));
+    const looped = b.forLoop({ from: 0, to: trips, carried: init, name: 'chunk' }, (i, acc) => {
+      cp.wait(b, S - 2);
       wg.proxyFence(b);
       t.barrier(b);
-    };
-    copyChunk(b.i32(0), b.i32(0));
-    const last = b.sub(trips, 1, 'chunk.last');
-    const looped = b.forLoop({ from: 0, to: last, carried: init, name: 'chunk' }, (i, acc) => {
-      const cur = b.and(i, 1, 'stage');
-      ready();
-      return mmaChunk(cur, unflat(acc), () => copyChunk(b.add(i, 1), b.xor(cur, 1))).flat();
+      const cur = b.urem(i, S, 'stage');
+      const ahead = b.add(i, S - 1);
+      return mmaChunk(cur, unflat(acc), () => copyChunk(ahead, b.urem(ahead, S))).flat();
     });
-    ready();
-    const accs = mmaChunk(b.and(last, 1, 'stage.last'), unflat(looped));
+    cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
+    const accs = unflat(looped);
 
     this.emitEpilogue(b, accs, { tid, gm, gn, image, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
   }
