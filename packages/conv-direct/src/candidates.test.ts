@@ -1,9 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { aotCandidates, aotProbe, candidateGrid, filterCandidates, fittedWidths, problemCandidates, tileWidthCandidates, AOT_CAPABILITIES } from './candidates.js';
+import {
+  aotCandidates,
+  aotProbe,
+  candidateGrid,
+  filterCandidates,
+  fittedWidths,
+  problemCandidates,
+  tileWidthCandidates,
+  AOT_CAPABILITIES,
+  WGMMA_CK_CHOICES,
+  WGMMA_LAYOUTS,
+  WGMMA_TILE_CHOICES,
+  WGMMA_TILE_K_CHOICES,
+} from './candidates.js';
 import { kernelName } from './spec.js';
 import { registerEstimate, spillFilter, spillReason } from './spill.js';
 import { validate } from './validate.js';
 import { gfx950Spec, problem3x3 } from './test-fixtures.js';
+import { WGMMA_MAX_N } from './targets.js';
 
 describe('tileWidthCandidates', () => {
   it('keeps exact divisors, else the least padded width (ties to the smaller)', () => {
@@ -73,22 +87,60 @@ describe('other AOT grids', () => {
     expect(spillFilter(set.valid).kept).toHaveLength(398);
   });
 
-  it('sm_90: one atom, no AMD knobs, every valid spec validates on its probe', () => {
+  // Per capability (3x3 s1 and s2): mma.sync 6 widths x 2 tile_h x 4 tile_k x 3 ck x 5 wave layouts,
+  // plus wgmma 3 widths x 3 tile_h x 3 tile_k x 2 ck x 7 warpgroup layouts.
+  const MMA_SYNC_GRID = 6 * 2 * 4 * 3 * 5;
+  const WGMMA_GRID = 3 * 3 * 3 * 2 * 7;
+
+  it('sm_90: two atoms, no AMD knobs, every valid spec validates on its probe', () => {
     const set = aotCandidates('sm_90', 'bf16');
-    expect(set.raw).toBe(2 * 6 * 2 * 4 * 3 * 5);
+    expect(AOT_CAPABILITIES).toHaveLength(2);
+    expect(set.raw).toBe(2 * (MMA_SYNC_GRID + WGMMA_GRID));
     expect(set.valid.length).toBeGreaterThan(0);
     for (const s of set.valid) {
-      expect([s.atom, s.iglp, s.waves_per_eu, s.chiplet_swizzle, s.double_buffer]).toEqual(['m16n8k16', null, null, false, true]);
+      expect([s.iglp, s.waves_per_eu, s.chiplet_swizzle, s.double_buffer]).toEqual([null, null, false, true]);
       expect(validate(s, aotProbe(s))).toEqual({ ok: true });
     }
-    expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 32, 48, 64, 80, 96]));
+    const sync = set.valid.filter((s) => s.atom === 'm16n8k16');
+    expect(new Set(sync.map((s) => s.tile_w))).toEqual(new Set([16, 32, 48, 64, 80, 96]));
+    expect(sync.every((s) => s.lds_pad === 8)).toBe(true);
+    expect(new Set(set.valid.map((s) => s.atom))).toEqual(new Set(['m16n8k16', 'm64nNk16']));
+  });
+
+  it('sm_90 wgmma grid: 8x8 m-blocks, N per warpgroup up to 256, lds_pad 0, double buffering, no grouped form', () => {
+    expect([WGMMA_TILE_CHOICES, WGMMA_TILE_K_CHOICES, WGMMA_CK_CHOICES]).toEqual([[8, 16, 32], [64, 128, 256], [16, 32]]);
+    expect(WGMMA_LAYOUTS.length).toBe(7);
+    for (const v of ['dense', 'split_c'] as const) {
+      const set = aotCandidates('sm_90', 'bf16', v);
+      const raw = AOT_CAPABILITIES.flatMap((capability) => candidateGrid('sm_90', { variant: v, dtype: 'bf16', capability })).filter((s) => s.atom === 'm64nNk16');
+      expect(raw).toHaveLength(2 * WGMMA_GRID);
+      expect(raw.every((s) => s.lds_pad === 0 && s.double_buffer && s.variant === v)).toBe(true);
+      const wg = set.valid.filter((s) => s.atom === 'm64nNk16');
+      expect(wg.length).toBeGreaterThan(0);
+      for (const s of wg) {
+        const n = s.tile_k / s.waves_m;
+        const mBlocks = (s.tile_h / 8) * (s.tile_w / 8);
+        expect(n % 8 === 0 && n <= WGMMA_MAX_N && mBlocks % s.waves_n === 0).toBe(true);
+      }
+      expect(new Set(wg.map((s) => s.tile_w))).toEqual(new Set(WGMMA_TILE_CHOICES));
+      expect(new Set(wg.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
+      // m-blocks per tile 1,2,4 / 2,4,8 / 4,8,16 against waves_n 1,2,1,2,4,4,8: 1*5 + 2*3 + 3*1 = 14
+      // (tile, layout) pairs do not split, x 3 tile_k x 2 ck x 2 capabilities.
+      const rejected = set.rejected.filter((r) => r.spec.atom === 'm64nNk16');
+      expect(rejected.filter((r) => /m-blocks of 8x8 pixels do not split/.test(r.reason))).toHaveLength(14 * 3 * 2 * 2);
+      // Everything else the grid offers fails only on resources (register file or LDS).
+      for (const r of rejected) expect(r.reason).toMatch(/m-blocks of 8x8 pixels do not split|registers exceed the 65536-register file|^LDS \d+ bytes exceed/);
+    }
+    const grouped = AOT_CAPABILITIES.flatMap((capability) => candidateGrid('sm_90', { variant: 'grouped', dtype: 'bf16', capability }));
+    expect(grouped.length).toBeGreaterThan(0);
+    expect(grouped.some((s) => s.atom === 'm64nNk16')).toBe(false);
   });
 
   it('offers single and double buffering on request (AMD defaults to one stage)', () => {
     const cap = AOT_CAPABILITIES[0]!;
     expect(candidateGrid('gfx950', { variant: 'dense', dtype: 'bf16', capability: cap }).every((s) => !s.double_buffer)).toBe(true);
     const both = candidateGrid('sm_90', { variant: 'dense', dtype: 'bf16', capability: cap, doubleBuffer: [false, true] });
-    expect(both).toHaveLength(2 * 6 * 2 * 4 * 3 * 5);
+    expect(both).toHaveLength(2 * (MMA_SYNC_GRID + WGMMA_GRID));
     expect(both.filter((s) => s.double_buffer)).toHaveLength(both.length / 2);
   });
 
@@ -137,7 +189,9 @@ describe('problemCandidates', () => {
     expect(fittedWidths(64, 'm16n8k16')).toEqual([16, 32, 64]);
     expect(fittedWidths(20, '16x16x32')).toEqual(tileWidthCandidates(20, 16));
     const set = problemCandidates(problem3x3({ N: 1, H: 7, W: 7, C: 512, K: 512 }), 'sm_90');
-    expect(new Set(set.valid.map((s) => s.tile_w))).toEqual(new Set([16, 8]));
+    expect(new Set(set.valid.filter((s) => s.atom === 'm16n8k16').map((s) => s.tile_w))).toEqual(new Set([16, 8]));
+    // The wgmma grid is not fitted to Wo: its widths are whole m-blocks, 8 to 32 (the score weighs the waste).
+    expect(new Set(set.valid.filter((s) => s.atom === 'm64nNk16').map((s) => s.tile_w))).toEqual(new Set(WGMMA_TILE_CHOICES));
   });
 
   it('picks the grouped grid for grouped problems and filters merges that do not fit', () => {

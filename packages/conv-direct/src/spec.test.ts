@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, type Spec } from './spec.js';
-import { gfx950Spec, sm90Spec } from './test-fixtures.js';
+import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, stagedIntensity, wgmmaStages, WGMMA_MAX_STAGES, type Spec } from './spec.js';
+import { gfx950Spec, sm90Spec, wgmmaSpec } from './test-fixtures.js';
 import { ATOMS } from './targets.js';
 
 describe('spec schema', () => {
@@ -52,7 +52,7 @@ describe('kernelName', () => {
       ck: [16, 64],
       waves_m: [1, 4],
       waves_n: [1, 4],
-      atom: ['16x16x32', '32x32x8', '16x16x16', 'm16n8k16'],
+      atom: ['16x16x32', '32x32x8', '16x16x16', 'm16n8k16', 'm64nNk16'],
       lds_pad: [0, 16],
       double_buffer: [true],
       chiplet_swizzle: [false],
@@ -142,5 +142,77 @@ describe('specGeometry (rocke-notes §2.3 worked examples)', () => {
     expect(g.accPerLane).toBe(128);
     expect(g.ldsBytes).toBe(64096);
     expect([g.wSlots, g.wPasses]).toEqual([2304, 18]);
+  });
+});
+
+describe('specGeometry of warpgroup-MMA specs (m64nNk16)', () => {
+  it('t16x8x128 ck32 w1x2, 3x3 s1: two m-blocks, one per warpgroup of N 128', () => {
+    const g = specGeometry(wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 }));
+    // 2 warpgroups of 128 threads; each: one 8x8 m-block x 128 channels = 64 f32 per thread.
+    expect([g.threads, g.waveSize, g.accPerLane]).toEqual([256, 128, 64]);
+    expect([g.colBlocks, g.mTiles, g.kAtoms, g.rowsPerWave, g.mTilesPerWave, g.nTilesPerWave]).toEqual([1, 16, 2, 8, 16, 1]);
+    // Halo 18x10, 4 planes of 8 channels: 4*18*10*8 = 5760; weights 128*9*32 = 36864; two stages of bf16
+    // (85248 bytes a stage: a third would not let two workgroups share an SM).
+    expect([g.ldsInH, g.ldsInW, g.cStride, g.ldsXElems, g.ldsWElems, g.ldsXTail, g.ldsWTail]).toEqual([18, 10, 8, 5760, 36864, 0, 0]);
+    expect(g.ldsBytes).toBe(2 * 2 * (5760 + 36864));
+    expect(g.ldsBytes).toBe(170496);
+    // 18*10*4 = 720 X vectors over 256 threads; 36864/8 = 4608 W vectors.
+    expect([g.xChannelVectors, g.xVectors, g.xPasses, g.wSlots, g.wPasses]).toEqual([4, 720, 3, 4608, 18]);
+  });
+
+  it('t8x16x64 ck32 w2x2, 3x3 s2 fp16: stride-2 planes pad the halo width to even', () => {
+    const g = specGeometry(wgmmaSpec({ stride_h: 2, stride_w: 2, dtype: 'fp16', tile_w: 16, ck: 32, waves_m: 2, waves_n: 2 }));
+    // 4 warpgroups: 2 m-blocks over waves_n 2, 64 channels over waves_m 2 (N 32): 1 * 32 / 2 accumulators.
+    expect([g.threads, g.accPerLane, g.mTilesPerWave, g.nTilesPerWave]).toEqual([512, 16, 4, 1]);
+    // Halo 17 x 33; the plane stores 34 columns (17 even, then 17 odd slots): 4 planes * 17 * 34 * 8 = 18496.
+    expect([g.ldsInH, g.ldsInW, g.ldsXElems, g.ldsWElems]).toEqual([17, 33, 18496, 18432]);
+    expect(g.ldsBytes).toBe(2 * 2 * (18496 + 18432));
+    expect(g.ldsBytes).toBe(147712);
+    // Staging copies the 33 real columns only: 17*33*4 = 2244 vectors over 512 threads; 18432/8 = 2304 W vectors.
+    expect([g.xVectors, g.xPasses, g.wSlots, g.wPasses]).toEqual([2244, 5, 2304, 5]);
+  });
+
+  it('stages as many chunks as let two workgroups share an H200 SM, from 2 to 4', () => {
+    // Budget per workgroup: 233472 / 2 - 1024 reserved = 115712 bytes.
+    expect(WGMMA_MAX_STAGES).toBe(4);
+    // t8x8x64 ck16 3x3: 2 * 16 * (10*10 + 9*64) = 21632 bytes a stage; 5 fit, capped at 4.
+    expect(wgmmaStages(wgmmaSpec())).toBe(4);
+    expect(specGeometry(wgmmaSpec()).ldsBytes).toBe(4 * 21632);
+    // t8x16x64 ck16 3x3 s2: 2 * 16 * (17*34 + 9*64) = 36928 bytes; 3 fit.
+    const s2 = wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16 });
+    expect(wgmmaStages(s2)).toBe(3);
+    expect(specGeometry(s2).ldsBytes).toBe(3 * 36928);
+    // The two specs above: 85248 and 73856 bytes a stage, only one fits, and the kernel keeps 2.
+    expect(wgmmaStages(wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 }))).toBe(2);
+    expect(wgmmaStages(wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16, ck: 32, waves_m: 2, waves_n: 2 }))).toBe(2);
+  });
+
+  it('matches the shared memory and threads the built kernel asks for', async () => {
+    const { buildConvKernel } = await import('./kernel/build.js');
+    for (const spec of [wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 }), wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16, waves_m: 2, waves_n: 2 }), wgmmaSpec()]) {
+      const g = specGeometry(spec);
+      const k = buildConvKernel(spec);
+      expect([k.threads, k.dynamicSharedBytes]).toEqual([g.threads, g.ldsBytes]);
+    }
+  });
+});
+
+describe('stagedIntensity', () => {
+  it('is MACs per byte staged into LDS per channel chunk, hand-computed', () => {
+    // 1x1 t8x8x64: 8*8*64 MACs per channel over 2*(64 pixels + 64 weights) bytes = 4096 / 256.
+    expect(stagedIntensity(wgmmaSpec({ R: 1, S: 1, pad_h: 0, pad_w: 0 }))).toBe(16);
+    // 1x1 t32x32x256: 262144 / (2 * (1024 + 256)) = 102.4.
+    expect(stagedIntensity(wgmmaSpec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_h: 32, tile_w: 32, tile_k: 256 }))).toBeCloseTo(102.4, 12);
+    // 3x3 s1 t16x8x128: 16*8*128*9 = 147456 over 2 * (18*10 halo + 9*128 weights) = 2664.
+    expect(stagedIntensity(wgmmaSpec({ tile_h: 16, tile_k: 128 }))).toBeCloseTo(147456 / 2664, 12);
+    // 3x3 s2 t8x16x64: 73728 over 2 * (17*33 + 9*64) = 2274; the stride-2 halo costs (s1 would be 2 * (10*18 + 576)).
+    const s2 = wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16 });
+    expect(stagedIntensity(s2)).toBeCloseTo(73728 / 2274, 12);
+    expect(stagedIntensity({ ...s2, stride_h: 1, stride_w: 1 })).toBeCloseTo(73728 / 1512, 12);
+  });
+
+  it('ignores ck, waves and dtype (they do not change the reuse of one staged tile)', () => {
+    const a = wgmmaSpec({ tile_h: 16, tile_w: 16, tile_k: 128 });
+    for (const over of [{ ck: 32 }, { waves_m: 2, waves_n: 2 }, { dtype: 'fp16' as const }]) expect(stagedIntensity({ ...a, ...over })).toBe(stagedIntensity(a));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as ir from '@rocke/ir';
-import { ATOMS, TARGETS, isTargetName, targetFacts } from './targets.js';
+import { ATOMS, TARGETS, WGMMA_MAX_N, isTargetName, isWarpgroupAtom, targetFacts } from './targets.js';
 
 describe('target table', () => {
   it('gives the MFMA atoms the per-lane counts of rocke-notes §2.2', () => {
@@ -19,7 +19,18 @@ describe('target table', () => {
     expect([TARGETS.gfx950.waveSize, TARGETS.gfx942.waveSize, TARGETS.sm_90.waveSize]).toEqual([64, 64, 32]);
     expect([TARGETS.gfx950.sharedBytesPerBlock, TARGETS.gfx942.sharedBytesPerBlock, TARGETS.sm_90.sharedBytesPerBlock]).toEqual([160 * 1024, 64 * 1024, 227 * 1024]);
     expect([TARGETS.gfx950.computeUnits, TARGETS.gfx942.computeUnits, TARGETS.sm_90.computeUnits]).toEqual([256, 304, 132]);
-    for (const t of Object.values(TARGETS)) for (const a of t.atoms) expect(ATOMS[a].waveSize).toBe(t.waveSize);
+    // A warp-level atom runs on one wave; the warpgroup atom on four warps of the target's wave size.
+    for (const t of Object.values(TARGETS)) for (const a of t.atoms) expect(ATOMS[a].waveSize).toBe(isWarpgroupAtom(a) ? 4 * t.waveSize : t.waveSize);
+    expect(TARGETS.sm_90.atoms).toEqual(['m16n8k16', 'm64nNk16']);
+  });
+
+  it('marks only m64nNk16 as a warpgroup atom, with 8-pixel, 8-channel and 16-channel granules', () => {
+    expect(Object.values(ATOMS).filter((a) => isWarpgroupAtom(a.name)).map((a) => a.name)).toEqual(['m64nNk16']);
+    const a = ATOMS.m64nNk16;
+    // No register fragments: wgmma reads both operands from shared memory.
+    expect([a.m, a.n, a.k, a.waveSize, a.fragA, a.fragB, a.accPerLane]).toEqual([8, 8, 16, 128, 0, 0, 0]);
+    expect(WGMMA_MAX_N).toBe(256);
+    expect(TARGETS.gfx950.atoms.some(isWarpgroupAtom) || TARGETS.gfx942.atoms.some(isWarpgroupAtom)).toBe(false);
   });
 
   it('recognises target names', () => {
@@ -41,11 +52,27 @@ describe.skipIf(!irTargets)('agreement with @rocke/ir targets (skipped when @roc
       expect([t.waveSize, t.ldsBytes, t.maxThreadsPerBlock]).toEqual([facts.waveSize, facts.sharedBytesPerBlock, facts.maxThreadsPerBlock]);
       for (const name of facts.atoms) {
         const a = ATOMS[name];
+        // The warpgroup MMA is not an MmaAtom in the IR: the target exposes it as warpgroupMma.
+        if (isWarpgroupAtom(name)) continue;
         for (const dtype of ['f16', 'bf16'] as const) {
           const atom = t.atom({ m: a.m, n: a.n, k: a.k, dtype });
           expect([atom.lanes, atom.aType.count, atom.bType.count, atom.cType.count]).toEqual([a.waveSize, a.fragA, a.fragB, a.accPerLane]);
         }
       }
     }
+  });
+});
+
+describe.skipIf(!irTargets)('warpgroup MMA agrees with @rocke/ir (skipped as above)', () => {
+  it('sm_90 exposes warpgroupMma (not an MmaAtom) with the thread count and N range conv-direct plans with', () => {
+    const sm90 = ir.getTarget('sm_90');
+    const a = ATOMS.m64nNk16;
+    expect(sm90.warpgroupMma?.threads).toBe(a.waveSize);
+    expect(() => sm90.atom({ m: a.m, n: a.n, k: a.k, dtype: 'bf16' })).toThrow(/has no MMA atom/);
+    // validate's N rule (multiple of 8 up to WGMMA_MAX_N) is the IR's.
+    for (const n of [8, 64, 120, WGMMA_MAX_N]) expect(ir.isWgmmaN(n)).toBe(true);
+    for (const n of [4, 12, WGMMA_MAX_N + 8]) expect(ir.isWgmmaN(n)).toBe(false);
+    expect(ir.getTarget('gfx950').warpgroupMma).toBeUndefined();
+    expect(ir.getTarget('gfx942').warpgroupMma).toBeUndefined();
   });
 });

@@ -60,3 +60,11 @@ export function problem3x3(over: Partial<Problem> = {}): Problem {
     ...over,
   };
 }
+
+/**
+ * An sm_90a warpgroup-MMA spec: t8x8x64 ck16 w1x1 (one m-block, one warpgroup of N = 64),
+ * lds_pad 0 and double buffering as the wgmma kernel requires.
+ */
+export function wgmmaSpec(over: Partial<Spec> = {}): Spec {
+  return sm90Spec({ atom: 'm64nNk16', tile_h: 8, tile_w: 8, tile_k: 64, ck: 16, waves_m: 1, waves_n: 1, lds_pad: 0, double_buffer: true, ...over });
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { validate } from './validate.js';
-import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';
+import { validate, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
+import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from './test-fixtures.js';
 import type { Spec } from './spec.js';
 
 const reasonOf = (spec: unknown, problem?: unknown, splits?: number): string => {
@@ -32,7 +32,8 @@ describe('validate: spec-only rules', () => {
     expect(reasonOf(gfx950Spec({ stride_h: 3 }))).toBe('stride 3x1 is not supported (each stride must be 1 or 2)');
     expect(reasonOf(gfx950Spec({ target: 'gfx942', atom: '16x16x32' }))).toBe('atom 16x16x32 is not available on gfx942 (it has 32x32x8, 16x16x16)');
     expect(reasonOf(gfx950Spec({ atom: 'm16n8k16' }))).toBe('atom m16n8k16 is not available on gfx950 (it has 32x32x16, 16x16x32)');
-    expect(reasonOf(sm90Spec({ atom: '32x32x16' }))).toBe('atom 32x32x16 is not available on sm_90 (it has m16n8k16)');
+    expect(reasonOf(sm90Spec({ atom: '32x32x16' }))).toBe('atom 32x32x16 is not available on sm_90 (it has m16n8k16, m64nNk16)');
+    expect(reasonOf(gfx950Spec({ atom: 'm64nNk16', lds_pad: 0 }))).toBe('atom m64nNk16 is not available on gfx950 (it has 32x32x16, 16x16x32)');
   });
 
   it('requires tiles to be atom and wave multiples', () => {
@@ -120,6 +121,68 @@ describe('validate: launch rules', () => {
   });
 });
 
+describe('validate: warpgroup MMA (m64nNk16) rules', () => {
+  it('accepts dense and split_c tiles of 8x8 m-blocks with a wgmma N per warpgroup from 8 to 256', () => {
+    expect(reasonOf(wgmmaSpec())).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ variant: 'split_c' }))).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ tile_k: 16, waves_m: 2 }))).toBe('ok'); // N = 8
+    expect(reasonOf(wgmmaSpec({ tile_k: 256 }))).toBe('ok'); // N = 256, 128 accumulators
+    expect(reasonOf(wgmmaSpec({ tile_h: 16, tile_w: 32, waves_n: 8 }))).toBe('ok'); // 8 m-blocks, one per warpgroup
+    expect(reasonOf(wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16, waves_m: 2, waves_n: 2 }))).toBe('ok');
+    expect(reasonOf(wgmmaSpec(), problem3x3({ C: 64, K: 40 }))).toBe('ok');
+  });
+
+  it('refuses the grouped variant', () => {
+    expect(reasonOf(wgmmaSpec({ variant: 'grouped', group_merge: 2 }))).toBe('the grouped variant has no warpgroup-MMA kernel (use m16n8k16 on sm_90)');
+    expect(reasonOf(wgmmaSpec({ variant: 'grouped' }))).toBe('the grouped variant has no warpgroup-MMA kernel (use m16n8k16 on sm_90)');
+  });
+
+  it('needs tiles made of 8x8-pixel m-blocks that split evenly over waves_n', () => {
+    expect(reasonOf(wgmmaSpec({ tile_w: 12 }))).toBe('tile 8x12 is not made of 8x8-pixel m-blocks (m64nNk16 takes 64 pixels per MMA)');
+    expect(reasonOf(wgmmaSpec({ tile_h: 4, tile_w: 16 }))).toBe('tile 4x16 is not made of 8x8-pixel m-blocks (m64nNk16 takes 64 pixels per MMA)');
+    expect(reasonOf(wgmmaSpec({ tile_w: 24, waves_n: 2 }))).toBe('3 m-blocks of 8x8 pixels do not split over waves_n 2 warpgroups');
+    // tile_h 8 splits over waves_n 2 for mma.sync (4 rows each), but one m-block cannot.
+    expect(reasonOf(wgmmaSpec({ waves_n: 2 }))).toBe('1 m-blocks of 8x8 pixels do not split over waves_n 2 warpgroups');
+  });
+
+  it('needs tile_k / waves_m to be a wgmma N: a multiple of 8 up to 256', () => {
+    expect(reasonOf(wgmmaSpec({ waves_m: 3 }))).toBe('tile_k 64 does not split over waves_m 3 warpgroups');
+    expect(reasonOf(wgmmaSpec({ tile_k: 512 }))).toBe('tile_k/waves_m = 512 output channels per warpgroup is not a wgmma N (a multiple of 8 up to 256)');
+    // Two warpgroups of N 256 (1x1, so the 512 channels of weights fit the LDS).
+    expect(reasonOf(wgmmaSpec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_k: 512, waves_m: 2 }))).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ tile_k: 20 }))).toBe('tile_k/waves_m = 20 output channels per warpgroup is not a wgmma N (a multiple of 8 up to 256)');
+    expect(reasonOf(wgmmaSpec({ tile_k: 96, waves_m: 8 }))).toBe('tile_k/waves_m = 12 output channels per warpgroup is not a wgmma N (a multiple of 8 up to 256)');
+  });
+
+  it('keeps threads x (accumulators + bookkeeping) within the register file', () => {
+    // 8 warpgroups (1024 threads) x 128 accumulators: 1024 * (128 + 24) = 155648 > 65536.
+    const big = { tile_h: 32, tile_w: 32, tile_k: 128, waves_m: 1, waves_n: 8 } as const;
+    expect(reasonOf(wgmmaSpec(big))).toBe(`1024 threads x (128 accumulators + ${WGMMA_BOOKKEEPING_REGISTERS}) registers exceed the 65536-register file of sm_90`);
+    // The boundary: 1024 * (40 + 24) = 65536 fits exactly, 1024 * (44 + 24) does not (N 80 vs 88, one m-block each).
+    const eight = { tile_h: 8, tile_w: 64, waves_m: 1, waves_n: 8 } as const;
+    expect(WGMMA_BOOKKEEPING_REGISTERS).toBe(24);
+    expect(reasonOf(wgmmaSpec({ ...eight, tile_k: 80 }))).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ ...eight, tile_k: 88 }))).toBe('1024 threads x (44 accumulators + 24) registers exceed the 65536-register file of sm_90');
+  });
+
+  it('takes no lds_pad and only double buffering', () => {
+    expect(reasonOf(wgmmaSpec({ lds_pad: 8 }))).toBe('lds_pad 8: warpgroup-MMA tiles read 128-byte core matrices and take no pad (use 0)');
+    expect(reasonOf(wgmmaSpec({ double_buffer: false }))).toBe('the warpgroup-MMA kernel stages with cp.async into two buffers: double_buffer must be true');
+  });
+
+  it('applies the shared rules: K granule 16 for ck, thread and LDS limits, AMD knobs off, K a multiple of 8', () => {
+    expect(reasonOf(wgmmaSpec({ ck: 8 }))).toBe("ck 8 is not a multiple of the atom's K 16 (m64nNk16)");
+    expect(reasonOf(wgmmaSpec({ tile_w: 64, tile_k: 16, waves_m: 2, waves_n: 8 }))).toBe('2048 threads per workgroup exceed 1024 on sm_90');
+    // 2 stages x 2 bytes x (64 * 10 * 10 halo + 256 * 9 * 64 weights) = 615424 bytes.
+    expect(reasonOf(wgmmaSpec({ tile_k: 256, ck: 64 }))).toBe('LDS 615424 bytes exceed the 232448-byte limit of sm_90');
+    expect(reasonOf(wgmmaSpec({ iglp: 0 }))).toBe('iglp is an AMD scheduling hint; sm_90 specs need iglp null');
+    // The epilogue stores channel pairs and guards k < K only: K must be a multiple of 8.
+    expect(reasonOf(wgmmaSpec(), problem3x3({ K: 36 }))).toBe("K 36 is not a multiple of the atom's M 8 (m64nNk16)");
+    expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 4)).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 8)).toBe('C/splits = 8 channels per split is not a multiple of ck 16');
+  });
+});
+
 describe('validate: grouped / group_merge', () => {
   const grouped = (gm: number, over: Partial<Spec> = {}): Spec => gfx950Spec({ variant: 'grouped', group_merge: gm, tile_k: 32, waves_m: 1, ck: 16, ...over });
 
@@ -193,7 +256,7 @@ describe('validate never throws', () => {
       spec: fc.record({
         variant: fc.constantFrom('dense', 'split_c', 'grouped'),
         target: fc.constantFrom('gfx950', 'gfx942', 'sm_90'),
-        atom: fc.constantFrom('32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16'),
+        atom: fc.constantFrom('32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16', 'm64nNk16'),
         tile_h: small,
         tile_w: small,
         tile_k: small,

@@ -6,7 +6,7 @@ import { plan } from '../plan.js';
 import { kernelName, specGeometry } from '../spec.js';
 import { residency } from '../residency.js';
 import { registerEstimate } from '../spill.js';
-import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
+import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { buildConvKernel, ConvKernelError, irAtomName, SENTINEL_OFFSET, weightSwizzle } from './build.js';
 
 /** Instructions of the blocks whose name starts with `prefix` (the channel loop body and its guarded tails). */
@@ -116,6 +116,34 @@ describe('buildConvKernel', () => {
     const amd = gfx950Spec({ tile_k: 128 });
     expect(residency(amd).limits.shared).toBe(1);
     expect(printModule(buildConvKernel(amd).module)).not.toContain('nvvm.minctasm');
+  });
+
+  it('sm_90a warpgroup MMA: descriptors into core-matrix LDS, cp.async, direct epilogue, sized as plan() launches it', () => {
+    const spec = wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 });
+    const k = buildConvKernel(spec);
+    expect([k.schedule, k.fragmentLoad, k.weightLayout, k.epilogue]).toEqual(['async-copy', 'descriptor', 'core-matrix', 'direct']);
+    const l = plan(spec, problem3x3({ C: 64, K: 128 }), 'sm_90').launches[0]!;
+    expect([l.block, l.sharedBytes, l.kernelName]).toEqual([[k.threads, 1, 1], k.dynamicSharedBytes, k.name]);
+    expect([k.threads, k.dynamicSharedBytes]).toEqual([256, specGeometry(spec).ldsBytes]);
+    const text = printModule(k.module);
+    // wgmma descriptors need the shared window 16-byte aligned; the kernel asks for 128.
+    expect(text).toMatch(/@lds = external addrspace\(3\) global \[0 x i8\], align 128/);
+    expect(text).not.toMatch(/nvvm\.mma\.|ldmatrix|amdgcn/);
+    // One loop body (no peeled chunk: copies past the end zero-fill from the sentinel): one m64n128k16
+    // per m-block of the warpgroup (1), tap (9) and 16 channels (2).
+    const mmas = text.match(/wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.bf16\.bf16/g) ?? [];
+    expect(mmas.length).toBe(1 * 9 * 2);
+    expect(text).not.toMatch(/wgmma\.mma_async\.sync\.aligned\.m64n(?!128k16)/);
+    for (const op of ['@llvm.nvvm.wgmma.fence.sync.aligned', '@llvm.nvvm.wgmma.commit_group.sync.aligned', '@llvm.nvvm.wgmma.wait_group.sync.aligned', '@llvm.nvvm.fence.proxy.async.shared_cta', '@llvm.nvvm.cp.async.cg.shared.global.16.s']) {
+      expect(text).toContain(op);
+    }
+    // N per warpgroup follows waves_m: 64 channels over 2 warpgroups is m64n32k16, fp16.
+    expect(printModule(buildConvKernel(wgmmaSpec({ dtype: 'fp16', waves_m: 2 })).module)).toContain('wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16');
+  });
+
+  it('refuses a warpgroup-MMA spec on a target object without warpgroup MMA', () => {
+    expect(() => buildConvKernel(wgmmaSpec(), { target: { ...sm_90, warpgroupMma: undefined } })).toThrow(/sm_90 has no warpgroup MMA with cp\.async staging; m64nNk16 needs sm_90a/);
+    expect(() => buildConvKernel(wgmmaSpec({ lds_pad: 8 }))).toThrow(/take no pad/);
   });
 
   it('refuses invalid specs with the validation reason', () => {
