@@ -15,8 +15,14 @@ import { fromBits, mismatches, naiveConv, randomBits } from './test-oracle.js';
 const problem = problem3x3({ N: 1, H: 9, W: 32, C: 64, K: 64 });
 const SAMPLE = 4;
 
-describe.each(['gfx950', 'gfx942', 'sm_90'] as const)('%s candidates (evenly spaced sample)', (target) => {
-  const all = problemCandidates(problem, target).valid;
+// sm_90 is sampled per MMA atom (mma.sync and the sm_90a warpgroup MMA), so both always run.
+describe.each([
+  ['gfx950', null],
+  ['gfx942', null],
+  ['sm_90', 'm16n8k16'],
+  ['sm_90', 'm64nNk16'],
+] as const)('%s %s candidates (evenly spaced sample)', (target, atom) => {
+  const all = problemCandidates(problem, target).valid.filter((s) => atom === null || s.atom === atom);
   const picks = Array.from({ length: SAMPLE }, (_, i) => all[Math.floor(((i + 0.5) * all.length) / SAMPLE)]!);
   it.each(picks.map((s) => [kernelName(s), s] as const))('%s', (_, spec) => {
     const g = problemGeometry(problem);

@@ -2,12 +2,13 @@
  * Interpreter numerics: the exact IR of each lowering (gfx950, gfx942, sm_90) run on the CPU and
  * compared with a naive fp64 convolution, on small problems that cover 3x3 s1/s2, 1x1, 5x5,
  * partial tiles in H, W and K, several channel chunks, uneven staging passes, both dtypes, every
- * staging schedule and fragment path, both epilogues, and the chiplet remap.
+ * staging schedule and fragment path (sm_90a warpgroup MMA included), both epilogues, and the
+ * chiplet remap.
  */
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
 import type { Spec } from '../spec.js';
-import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
+import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -49,6 +50,15 @@ const cases: Case[] = [
   { name: 'sm_90 tile_w 8 (one column block: ldmatrix.x2), 7x7 map', spec: sm90Spec({ tile_h: 8, tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ H: 7, W: 7, C: 32, K: 32 }) },
   { name: 'sm_90 1x1 single buffer, direct-store epilogue', spec: sm90Spec({ ...one, tile_k: 128, ck: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 128, W: 40 }), epilogue: 'direct' },
   { name: 'sm_90 5x5 p2 fp16 double buffer', spec: sm90Spec({ ...five, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
+  // sm_90a wgmma: operands through shared-memory descriptors (core-matrix layouts), direct epilogue.
+  { name: 'wgmma 3x3 s1 bf16 w1x2 (m-blocks over warpgroups), partial H/W/K, 2 chunks', spec: wgmmaSpec({ tile_h: 16, waves_n: 2 }), problem: p3({ H: 10, W: 12, C: 32, K: 40 }), epilogue: 'direct' },
+  { name: 'wgmma 3x3 s1 fp16 w2x2 (2 warpgroups each way, 2 m-blocks each), partial H/W, 3 chunks', spec: wgmmaSpec({ dtype: 'fp16', tile_h: 16, tile_w: 16, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ dtype: 'fp16', H: 14, W: 18, C: 48, K: 128 }), epilogue: 'direct' },
+  { name: 'wgmma 3x3 s2 fp16 w2x2 (stride-2 planes), 2 images, partial W', spec: wgmmaSpec({ ...s2, dtype: 'fp16', tile_w: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }), epilogue: 'direct' },
+  { name: 'wgmma 3x3 s2 bf16 t16x8 ck32, odd map, one chunk', spec: wgmmaSpec({ ...s2, tile_h: 16, ck: 32, waves_n: 2 }), problem: p3({ ...ps2, H: 19, W: 15, C: 32, K: 64 }), epilogue: 'direct' },
+  { name: 'wgmma 1x1 p0 bf16 ck32 t8x16x32', spec: wgmmaSpec({ ...one, tile_w: 16, tile_k: 32, ck: 32, waves_n: 2 }), problem: p3({ ...pOne, C: 64, W: 20, K: 32 }), epilogue: 'direct' },
+  { name: 'wgmma 1x1 s2 fp16 (odd halo width), one chunk', spec: wgmmaSpec({ ...one, ...s2, dtype: 'fp16', tile_w: 16, waves_n: 2 }), problem: p3({ ...pOne, ...ps2, dtype: 'fp16', H: 9, W: 33, C: 16 }), epilogue: 'direct' },
+  { name: 'wgmma 5x5 p2 fp16 N 128, 7x7 map, 4 chunks', spec: wgmmaSpec({ ...five, dtype: 'fp16', tile_k: 128 }), problem: p3({ ...pFive, dtype: 'fp16', H: 7, W: 7, C: 64, K: 128 }), epilogue: 'direct' },
+  { name: 'wgmma bf16 N 256 (128 accumulators per thread), partial K tile', spec: wgmmaSpec({ tile_k: 256 }), problem: p3({ H: 8, W: 8, C: 32, K: 200 }), epilogue: 'direct' },
 ];
 
 describe('dense kernel numerics (interpreter vs naive fp64 conv)', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
 import type { Spec } from '../spec.js';
-import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
+import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
 import { mismatches, naiveConv, randomBits } from './test-oracle.js';
@@ -23,6 +23,9 @@ function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs
 const cases: [string, Spec, Problem, number[], 'direct' | 'lds-staged'][] = [
   ['gfx950', gfx950Spec({ variant: 'split_c', ck: 16, waves_m: 1, waves_n: 4 }), problem3x3({ N: 1, H: 6, W: 20, C: 64, K: 96 }), [1, 2, 4], 'direct'],
   ['sm_90', sm90Spec({ variant: 'split_c', tile_h: 4, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem3x3({ N: 2, H: 5, W: 18, C: 64, K: 64, dtype: 'bf16' }), [2, 4], 'lds-staged'],
+  // Warpgroup MMA: fp32 pairs stored straight from the accumulators; 4 splits = C/ck (one chunk each).
+  ['sm_90a wgmma fp16 t16x8 w1x2', wgmmaSpec({ variant: 'split_c', dtype: 'fp16', tile_h: 16, waves_n: 2 }), problem3x3({ N: 2, H: 9, W: 12, C: 64, K: 64, dtype: 'fp16' }), [1, 2, 4], 'direct'],
+  ['sm_90a wgmma bf16 s2 t8x16 w2x2', wgmmaSpec({ variant: 'split_c', stride_h: 2, stride_w: 2, tile_w: 16, tile_k: 64, ck: 32, waves_m: 2, waves_n: 2 }), problem3x3({ N: 1, H: 15, W: 20, C: 128, K: 64, strideH: 2, strideW: 2 }), [1, 2, 4], 'direct'],
 ];
 
 describe('split_c kernel numerics', () => {
@@ -53,8 +56,7 @@ describe('split_c kernel numerics', () => {
     }
   });
 
-  it('splits = C/ck (one chunk per split) gives bit-identical workspaces on repeated runs', () => {
-    const [, spec, p] = cases[0]!;
+  it.each([cases[0]!, cases[2]!].map((c) => [c[0], c] as const))('%s: splits = C/ck (one chunk per split) gives bit-identical workspaces on repeated runs', (_, [, spec, p]) => {
     const g = problemGeometry(p);
     const x = randomBits(g.xBytes / 2, p.dtype, 8);
     const w = randomBits(g.wBytes / 2, p.dtype, 9);
