@@ -2,7 +2,8 @@
  * IR goldens: SHA-256 of each golden config's emitted text per LLVM flavor, checked against
  * goldens.json (update with `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/goldens.test.ts`).
  * Every golden config also compiles with LLVM 22 for its target; where the register heuristic
- * predicts no spill, the code object must report none.
+ * predicts no spill, the code object must report none (warpgroup-MMA configs: never, and ptxas must
+ * report no spills).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,9 @@ describe('golden configs', () => {
     const specs = GOLDEN_CONFIGS.map((c) => c.spec);
     for (const s of specs) expect(validate(s)).toEqual({ ok: true });
     expect(new Set(specs.map(kernelName)).size).toBe(specs.length);
-    expect(new Set(specs.map((s) => `${s.target}/${s.atom}`))).toEqual(new Set(['gfx950/32x32x16', 'gfx950/16x16x32', 'gfx942/32x32x8', 'gfx942/16x16x16', 'sm_90/m16n8k16']));
+    expect(new Set(specs.map((s) => `${s.target}/${s.atom}`))).toEqual(new Set(['gfx950/32x32x16', 'gfx950/16x16x32', 'gfx942/32x32x8', 'gfx942/16x16x16', 'sm_90/m16n8k16', 'sm_90/m64nNk16']));
+    const wgmma = specs.filter((s) => s.atom === 'm64nNk16');
+    expect([new Set(wgmma.map((s) => s.variant)), new Set(wgmma.map((s) => s.dtype)), new Set(wgmma.map((s) => s.stride_h))]).toEqual([new Set(['dense', 'split_c']), new Set(['bf16', 'fp16']), new Set([1, 2])]);
     expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
     expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
     expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 5]));
@@ -75,6 +78,20 @@ describe('golden configs', () => {
         expect(notes.sgpr_spill_count).toBe(0);
         expect(notes.private_segment_fixed_size).toBe(0);
       }
+    } else if (k.fragmentLoad === 'descriptor') {
+      // sm_90a warpgroup MMA: one m64nNk16 shape (N = tile_k / waves_m), operands from shared memory only.
+      const dt = spec.dtype === 'bf16' ? 'bf16' : 'f16';
+      expect(r.ptx).toContain(`.entry ${k.name}(`);
+      expect(r.ptx).toMatch(/^\.target sm_90a\b/m);
+      expect(r.ptx).toContain(`wgmma.mma_async.sync.aligned.m64n${spec.tile_k / spec.waves_m}k16.f32.${dt}.${dt}`);
+      for (const op of ['wgmma.fence.sync.aligned;', 'wgmma.commit_group.sync.aligned;', 'fence.proxy.async.shared::cta;']) expect(r.ptx).toContain(op);
+      expect(r.ptx).toMatch(/wgmma\.wait_group\.sync\.aligned\s+0;/);
+      expect(r.ptx).toMatch(/cp\.async\.cg\.shared\.global/);
+      expect(r.ptx).not.toMatch(/mma\.sync|ldmatrix/);
+      expect(predictedSpill).toBeNull();
+      expect(r.ptxasLog).toMatch(/\b0 bytes spill stores, 0 bytes spill loads/);
+      // ptxas warns when it has to serialize the wgmma pipeline (e.g. accumulators it cannot keep in place).
+      expect(r.ptxasLog).not.toMatch(/serializ/i);
     } else {
       expect(r.ptx).toContain(`.entry ${k.name}(`);
       expect(r.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(bf16|f16)\.(bf16|f16)\.f32/);
