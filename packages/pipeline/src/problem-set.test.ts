@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kernelName, problemCandidates, spillReason, validate, type Spec } from '@rocke/conv-direct';
+import { orderCandidates } from './gpu/select.js';
 import { describe, expect, it } from 'vitest';
 import { readSuite } from './commands/bench-command.js';
 import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, problemSetFamily, retypeProblems, selectProblemSpecs } from './problem-set.js';
@@ -68,6 +69,49 @@ describe('selectProblemSpecs', () => {
     // An odd cap: the first variant gets the remainder.
     expect(selectProblemSpecs([DEFAULT_PROBLEMS[0]!], 'gfx942', { cap: 5 })[0]!.variants.map((v) => v.specs.length)).toEqual([3, 2]);
     expect(() => selectProblemSpecs(DEFAULT_PROBLEMS, 'gfx950', { cap: 0 })).toThrow(/cap must be a positive integer/);
+  });
+});
+
+describe('selectProblemSpecs: one share per MMA atom', () => {
+  // sm_90 offers mma.sync (m16n8k16) and wgmma (m64nNk16); the host score does not model their
+  // throughputs, so each atom gets an even share of its variant's cap (remainder to the first).
+  const count = (specs: readonly Spec[], atom: string) => specs.filter((s) => s.atom === atom).length;
+
+  it('keeps both sm_90 atoms in every dense and split_c selection, shares adding up to the cap', () => {
+    for (const cap of [DEFAULT_SHAPE_CAP, 10, 7]) {
+      for (const shape of selectProblemSpecs(DEFAULT_PROBLEMS, 'sm_90', { cap })) {
+        expect(shape.variants.reduce((n, v) => n + v.specs.length, 0)).toBe(cap);
+        for (const v of shape.variants) {
+          expect(v.specs.length).toBe(v.share);
+          if (v.variant === 'grouped') {
+            // No grouped wgmma kernel: the whole share goes to mma.sync.
+            expect(count(v.specs, 'm16n8k16')).toBe(v.share);
+          } else {
+            expect([count(v.specs, 'm16n8k16'), count(v.specs, 'm64nNk16')]).toEqual([Math.ceil(v.share / 2), Math.floor(v.share / 2)]);
+          }
+          // Within an atom, specs stay in score order.
+          for (const atom of ['m16n8k16', 'm64nNk16']) {
+            const scores = v.specs.flatMap((spec, i) => (spec.atom === atom ? [v.scores[i]!] : []));
+            for (let i = 1; i < scores.length; i++) expect(scores[i - 1]!).toBeGreaterThanOrEqual(scores[i]!);
+          }
+        }
+      }
+    }
+  });
+
+  it('each atom share is that atom own capped order, so one atom cannot crowd out the other', () => {
+    const shape = DEFAULT_PROBLEMS[2]!; // d_14_c256
+    const [sel] = selectProblemSpecs([shape], 'sm_90', { cap: 4, variants: ['dense'] });
+    const valid = problemCandidates(shape.problem, 'sm_90').valid;
+    const own = (atom: string) => orderCandidates(valid.filter((s) => s.atom === atom), shape.problem, { cap: 2 }).map((c) => kernelName(c.spec));
+    expect(sel!.variants[0]!.specs.map(kernelName)).toEqual([...own('m16n8k16'), ...own('m64nNk16')]);
+    // Ordered jointly, wgmma specs would take more than their half of the top 4 on this shape.
+    expect(orderCandidates(valid, shape.problem, { cap: 4 }).filter((c) => c.spec.atom === 'm64nNk16').length).toBeGreaterThan(2);
+  });
+
+  it('shares the cap between the two MFMA atoms on AMD too', () => {
+    const [sm] = selectProblemSpecs([DEFAULT_PROBLEMS[0]!], 'gfx950', { cap: 6, variants: ['dense'] });
+    expect([count(sm!.variants[0]!.specs, '32x32x16'), count(sm!.variants[0]!.specs, '16x16x32')]).toEqual([3, 3]);
   });
 });
 

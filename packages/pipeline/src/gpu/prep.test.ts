@@ -98,10 +98,11 @@ describe('bench-prep', () => {
     expect(m).toEqual(r.manifest);
     const sm = m.shapes[0]!;
     expect(sm.candidates.map((c) => c.variant)).toEqual(['dense', 'dense', 'split_c', 'split_c']);
-    expect(sm.candidates.map((c) => c.kernelName)).toEqual([
-      ...orderCandidates(problemCandidates(SMALL_MAP, 'sm_90').valid, SMALL_MAP, { cap: 2 }).map((c) => c.score.kernelName),
-      ...orderCandidates(problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid, SMALL_MAP, { cap: 2 }).map((c) => c.score.kernelName),
-    ]);
+    // Cap 4 over 2 variants, and each variant's 2 over sm_90's two MMA atoms: the best mma.sync and the best wgmma spec.
+    expect(sm.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
+    const best = (variant: 'dense' | 'split_c', atom: string) =>
+      orderCandidates(problemCandidates(SMALL_MAP, 'sm_90', { variant }).valid.filter((s) => s.atom === atom), SMALL_MAP, { cap: 1 }).map((c) => c.score.kernelName);
+    expect(sm.candidates.map((c) => c.kernelName)).toEqual([...best('dense', 'm16n8k16'), ...best('dense', 'm64nNk16'), ...best('split_c', 'm16n8k16'), ...best('split_c', 'm64nNk16')]);
     for (const c of sm.candidates) expect(c.kernelName).toBe(kernelName(c.spec as never));
     // conv-direct builds grouped kernels, so the grouped shape gets its own capped candidates.
     expect(m.shapes[1]!.candidates.map((c) => c.variant)).toEqual(['grouped', 'grouped', 'grouped', 'grouped']);
