@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, stagedIntensity, wgmmaStages, WGMMA_MAX_STAGES, type Spec } from './spec.js';
+import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, wgmmaStages, WGMMA_MAX_STAGES, type Spec } from './spec.js';
 import { gfx950Spec, sm90Spec, wgmmaSpec } from './test-fixtures.js';
 import { ATOMS } from './targets.js';
 
@@ -197,22 +197,3 @@ describe('specGeometry of warpgroup-MMA specs (m64nNk16)', () => {
   });
 });
 
-describe('stagedIntensity', () => {
-  it('is MACs per byte staged into LDS per channel chunk, hand-computed', () => {
-    // 1x1 t8x8x64: 8*8*64 MACs per channel over 2*(64 pixels + 64 weights) bytes = 4096 / 256.
-    expect(stagedIntensity(wgmmaSpec({ R: 1, S: 1, pad_h: 0, pad_w: 0 }))).toBe(16);
-    // 1x1 t32x32x256: 262144 / (2 * (1024 + 256)) = 102.4.
-    expect(stagedIntensity(wgmmaSpec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_h: 32, tile_w: 32, tile_k: 256 }))).toBeCloseTo(102.4, 12);
-    // 3x3 s1 t16x8x128: 16*8*128*9 = 147456 over 2 * (18*10 halo + 9*128 weights) = 2664.
-    expect(stagedIntensity(wgmmaSpec({ tile_h: 16, tile_k: 128 }))).toBeCloseTo(147456 / 2664, 12);
-    // 3x3 s2 t8x16x64: 73728 over 2 * (17*33 + 9*64) = 2274; the stride-2 halo costs (s1 would be 2 * (10*18 + 576)).
-    const s2 = wgmmaSpec({ stride_h: 2, stride_w: 2, tile_w: 16 });
-    expect(stagedIntensity(s2)).toBeCloseTo(73728 / 2274, 12);
-    expect(stagedIntensity({ ...s2, stride_h: 1, stride_w: 1 })).toBeCloseTo(73728 / 1512, 12);
-  });
-
-  it('ignores ck, waves and dtype (they do not change the reuse of one staged tile)', () => {
-    const a = wgmmaSpec({ tile_h: 16, tile_w: 16, tile_k: 128 });
-    for (const over of [{ ck: 32 }, { waves_m: 2, waves_n: 2 }, { dtype: 'fp16' as const }]) expect(stagedIntensity({ ...a, ...over })).toBe(stagedIntensity(a));
-  });
-});

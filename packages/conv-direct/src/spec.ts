@@ -276,15 +276,3 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     wPasses: Math.ceil(wSlots / threads),
   };
 }
-
-/**
- * MACs per byte staged from global memory (L2) into LDS: one chunk's MMA work over the bytes of
- * its halo tile and weights. The tile's reuse: weights serve tile_h·tile_w pixels, activations
- * tile_k channels and R·S taps. Pure arithmetic on the spec (padding waste not included).
- */
-export function stagedIntensity(spec: Spec): number {
-  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
-  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
-  const taps = spec.R * spec.S;
-  return (spec.tile_h * spec.tile_w * spec.tile_k * taps) / (ELEMENT_BYTES * (ldsInH * ldsInW + taps * spec.tile_k));
-}

@@ -165,6 +165,12 @@ describe('validate: warpgroup MMA (m64nNk16) rules', () => {
     expect(reasonOf(wgmmaSpec({ ...eight, tile_k: 88 }))).toBe('1024 threads x (44 accumulators + 24) registers exceed the 65536-register file of sm_90');
   });
 
+  it('keeps accumulators + bookkeeping within 255 registers per thread', () => {
+    // One warpgroup, N 256, two m-blocks: 256 accumulators + 24 > 255 (the register file alone would allow it).
+    expect(reasonOf(wgmmaSpec({ tile_h: 8, tile_w: 16, tile_k: 256, waves_m: 1, waves_n: 1 }))).toBe('256 accumulators + 24 registers per thread exceed the 255-register limit of sm_90');
+    expect(reasonOf(wgmmaSpec({ tile_h: 8, tile_w: 8, tile_k: 256, waves_m: 1, waves_n: 1 }))).toBe('ok');
+  });
+
   it('takes no lds_pad and only double buffering', () => {
     expect(reasonOf(wgmmaSpec({ lds_pad: 8 }))).toBe('lds_pad 8: warpgroup-MMA tiles read 128-byte core matrices and take no pad (use 0)');
     expect(reasonOf(wgmmaSpec({ double_buffer: false }))).toBe('the warpgroup-MMA kernel stages with cp.async into two buffers: double_buffer must be true');

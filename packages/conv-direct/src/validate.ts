@@ -98,6 +98,9 @@ function validateWarpgroupTiles(s: Spec): string | null {
   const threads = s.waves_m * s.waves_n * ATOMS[s.atom].waveSize;
   const acc = ((mBlocks / s.waves_n) * n) / 2;
   const file = TARGETS[s.target].registers;
+  if (file.kind === 'file' && acc + WGMMA_BOOKKEEPING_REGISTERS > file.maxPerThread) {
+    return `${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS} registers per thread exceed the ${file.maxPerThread}-register limit of ${s.target}`;
+  }
   if (file.kind === 'file' && threads * (acc + WGMMA_BOOKKEEPING_REGISTERS) > file.perUnit) {
     return `${threads} threads x (${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS}) registers exceed the ${file.perUnit}-register file of ${s.target}`;
   }

@@ -115,8 +115,8 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const variants = wanted.map((variant, i): VariantSelection => {
       const valid = problemCandidates(problem, target, { variant }).valid;
       const likely = spillFilter(valid);
-      // Each MMA atom (sm_90: mma.sync and wgmma) gets its own share: the host score models tile
-      // waste and grid fill, not the atoms' different throughputs, so one atom must not crowd out the other.
+      // Each MMA atom (sm_90: mma.sync and wgmma; AMD: its two MFMA shapes) gets its own share: the
+      // host score models tile waste and grid fill, not the atoms' throughputs, so none crowds out another.
       const atoms = [...new Set(likely.kept.map((s) => s.atom))];
       const atomQuota = shares(quota[i]!, Math.max(atoms.length, 1));
       const ordered = atoms.flatMap((atom, j) =>
