@@ -78,6 +78,17 @@ export class ConvKernelError extends Error {
   override readonly name = 'ConvKernelError';
 }
 
+/** Kernel parameters of a kernarg table: buffers are `noalias` global pointers, scalars i32 or f32. */
+export function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
+  if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
+  return abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
+}
+
+/** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
+export function dynamicLds(module: Module, align: number): Value {
+  return module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align });
+}
+
 /** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
 export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
 
@@ -225,13 +236,7 @@ class ConvKernelBuilder {
     const name = kernelName(spec);
     const module = t.createModule();
     const abi = kernargTable(spec.variant);
-    const params: KernelParam[] = abi.map((e) => ({
-      name: e.name,
-      type: e.type === 'ptr' ? ptr(1) : e.type === 'i32' ? i32 : e.type === 'f32' ? f32 : i32,
-      attributes: e.type === 'ptr' ? ['noalias'] : [],
-    }));
-    if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
-    const b = t.kernel(module, name, params, {
+    const b = t.kernel(module, name, kernelParams(abi), {
       workgroupSize: this.threads,
       ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
       // sm_90: when shared memory admits one block per SM, say so (.minnctapersm 1). Otherwise ptxas
@@ -240,7 +245,7 @@ class ConvKernelBuilder {
       ...(t.vendor === 'nvidia' && residency(spec).limits.shared <= 1 ? { minBlocksPerSm: 1 } : {}),
       ids: { workitem: ['x'], workgroup: ['x'] },
     });
-    const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: 16 });
+    const lds = dynamicLds(module, 16);
     this.emitBody(b, lds);
     b.ret();
     return {

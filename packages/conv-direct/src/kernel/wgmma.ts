@@ -11,13 +11,13 @@
  *      output row (stride 2 stores even columns, then odd ones, so they stay adjacent);
  *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
  */
-import { f32, i32, i8, ptr, vec, zero, bfloat, half, type Builder, type KernelParam, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
+import { f32, i8, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, specGeometry, wgmmaStages, type Spec, type SpecGeometry } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitDecodeWorkgroup } from './grid-decode.js';
-import { ConvKernelError, SENTINEL_OFFSET, type ConvKernel } from './build.js';
+import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, kernelParams, type ConvKernel } from './build.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -72,9 +72,8 @@ class WgmmaConvBuilder {
     const name = kernelName(spec);
     const module = t.createModule();
     const abi = kernargTable(spec.variant);
-    const params: KernelParam[] = abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
-    const b = t.kernel(module, name, params, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } });
-    const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: 128 });
+    const b = t.kernel(module, name, kernelParams(abi), { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } });
+    const lds = dynamicLds(module, 128);
     this.emitBody(b, lds);
     b.ret();
     return {
