@@ -111,7 +111,7 @@ export interface AsyncCopy {
 
 /**
  * NVIDIA sm_90a warpgroup MMA (`wgmma.mma_async`, isa-facts-style facts checked on the H200 by
- * packages/ir/device/wgmma-probe): `D[64 x n] += A[64 x 16] · B[16 x n]` over the 128 threads of a
+ * packages/ir/device/run.sh): `D[64 x n] += A[64 x 16] · B[16 x n]` over the 128 threads of a
  * warpgroup, A and B read from shared memory through 64-bit descriptors, f32 accumulators in
  * registers. Both operands are K-major without swizzle: an operand is made of core matrices of 8
  * rows x 16 bytes (8 rows of 8 elements along K), each 128 contiguous bytes; core matrix (row

@@ -3,7 +3,7 @@
  * swizzle) and f32 accumulators. LLVM 22 has intrinsics for the fence, commit and wait but not
  * for the MMA itself, so that one is inline asm whose exact text the interpreter recognises.
  * Descriptor fields (LBO = K-direction core-matrix stride in bits 16..29, SBO = M/N-direction
- * stride in bits 32..45) were confirmed on the H200 against both orders: see device/wgmma-probe.
+ * stride in bits 32..45) were confirmed on the H200 (both field orders tried); device/run.sh keeps checking them.
  */
 import type { Builder } from '../builder.js';
 import type { Value } from '../ir.js';
