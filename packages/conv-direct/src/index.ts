@@ -49,11 +49,13 @@ export {
   parseSpec,
   specFromJson,
   specGeometry,
+  wgmmaLds,
   wgmmaStages,
   WGMMA_MAX_STAGES,
   type Spec,
   type SpecGeometry,
   type SpecResult,
+  type WgmmaLds,
   type Variant,
 } from './spec.js';
 export { launchGrid, type LaunchGrid } from './grid.js';

@@ -213,42 +213,63 @@ export function specGeometry(spec: Spec): SpecGeometry {
 export const WGMMA_MAX_STAGES = 4;
 
 /**
- * LDS stages of a warpgroup-MMA spec: as many as let two workgroups share an SM (at most
- * {@link WGMMA_MAX_STAGES}, at least 2). On the H200 the kernel's chunks are short next to the
- * L2 latency (ncu: half the warp stalls wait on cp.async with two stages), so copies run
- * stages − 1 chunks ahead.
+ * Shared-memory layout of a warpgroup-MMA spec (kernel/wgmma.ts), in bytes. Per stage: the halo
+ * tile as ck/8 planes of [rows][columns][8 channels] (stride 2: even columns, then odd ones, each
+ * half padded to the same length) and the weights as [tap][ck/8][tile_k][8 channels], both in
+ * 16-byte rows so that every 8x8 core matrix wgmma reads is 128 contiguous bytes. Stages: as many
+ * as let two workgroups share an SM (2..{@link WGMMA_MAX_STAGES}); on the H200 the chunks are short
+ * next to the L2 latency (ncu: half the warp stalls wait on cp.async with two stages), so copies
+ * run stages − 1 chunks ahead.
  */
-export function wgmmaStages(spec: Spec): number {
+export interface WgmmaLds {
+  readonly ldsInH: number;
+  readonly ldsInW: number;
+  /** Halo columns per plane row. */
+  readonly planeColumns: number;
+  /** Bytes of one 8-channel plane, of one X stage and of one W stage. */
+  readonly planeBytes: number;
+  readonly xStageBytes: number;
+  readonly wStageBytes: number;
+  readonly stages: number;
+}
+
+const CORE_ROW_BYTES = X_VECTOR_ELEMS * ELEMENT_BYTES;
+
+export function wgmmaLds(spec: Spec): WgmmaLds {
   const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
   const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
   const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
-  const stageBytes = ELEMENT_BYTES * spec.ck * (ldsInH * planeColumns + spec.R * spec.S * spec.tile_k);
+  const planeBytes = ldsInH * planeColumns * CORE_ROW_BYTES;
+  const groups = spec.ck / X_VECTOR_ELEMS;
+  const xStageBytes = groups * planeBytes;
+  const wStageBytes = spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
   const t = targetFacts(spec.target);
-  const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / stageBytes);
-  return Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
+  const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / (xStageBytes + wStageBytes));
+  const stages = Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
+  return { ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes, stages };
 }
+
+/** LDS stages of a warpgroup-MMA spec (see {@link wgmmaLds}). */
+export const wgmmaStages = (spec: Spec): number => wgmmaLds(spec).stages;
 
 /**
  * Geometry of a warpgroup-MMA spec (kernel/wgmma.ts). The tile is m-blocks of 8x8 output pixels
- * (M = 64 per wgmma); `waves_m` warpgroups split tile_k, `waves_n` split the m-blocks. LDS per
- * stage: the halo tile as ck/8 planes of [rows][columns][8 channels] (stride 2: even columns, then
- * odd ones) and the weights as [tap][ck/8][tile_k][8 channels], both in 16-byte rows so that every
- * 8x8 core matrix wgmma reads is 128 contiguous bytes. No scratch tails: partial passes skip.
+ * (M = 64 per wgmma); `waves_m` warpgroups split tile_k, `waves_n` split the m-blocks; LDS as
+ * {@link wgmmaLds}. No scratch tails: partial staging passes skip.
  */
 function warpgroupGeometry(spec: Spec): SpecGeometry {
   const atom = ATOMS[spec.atom];
   const warpgroups = spec.waves_m * spec.waves_n;
   const threads = warpgroups * atom.waveSize;
   const mBlocks = (spec.tile_h / 8) * (spec.tile_w / 8);
-  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
-  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
-  const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
+  const lds = wgmmaLds(spec);
+  const { ldsInH, ldsInW } = lds;
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
-  const ldsXElems = xChannelVectors * ldsInH * planeColumns * X_VECTOR_ELEMS;
-  const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
-  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsWElems) * wgmmaStages(spec);
+  const ldsXElems = lds.xStageBytes / ELEMENT_BYTES;
+  const ldsWElems = lds.wStageBytes / ELEMENT_BYTES;
+  const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages;
   const xVectors = ldsInH * ldsInW * xChannelVectors;
-  const wSlots = (ldsWElems / X_VECTOR_ELEMS);
+  const wSlots = ldsWElems / X_VECTOR_ELEMS;
   const mBlocksPerWave = mBlocks / spec.waves_n;
   return {
     atom,

@@ -14,7 +14,7 @@
 import { f32, i8, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
-import { kernelName, specGeometry, wgmmaStages, type Spec, type SpecGeometry } from '../spec.js';
+import { kernelName, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitDecodeWorkgroup } from './grid-decode.js';
 import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, kernelParams, type ConvKernel } from './build.js';
@@ -40,16 +40,11 @@ export function buildWgmmaConvKernel(spec: Spec, t: Target): ConvKernel {
 
 class WgmmaConvBuilder {
   private readonly g: SpecGeometry;
+  private readonly layout: WgmmaLds;
   private readonly threads: number;
   /** Output channels per warpgroup (wgmma N) and m-blocks per warpgroup. */
   private readonly n: number;
   private readonly blocksPerGroup: number;
-  /** Halo columns per plane row (stride 2: both parities, each padded to the same length). */
-  private readonly planeColumns: number;
-  private readonly planeBytes: number;
-  private readonly xStageBytes: number;
-  private readonly wStageBytes: number;
-  private readonly stages: number;
 
   constructor(
     private readonly spec: Spec,
@@ -57,14 +52,10 @@ class WgmmaConvBuilder {
     private readonly wg: WarpgroupMma,
   ) {
     this.g = specGeometry(spec);
+    this.layout = wgmmaLds(spec);
     this.threads = this.g.threads;
     this.n = spec.tile_k / spec.waves_m;
     this.blocksPerGroup = this.g.nTilesPerWave;
-    this.planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(this.g.ldsInW / 2) : this.g.ldsInW;
-    this.planeBytes = this.g.ldsInH * this.planeColumns * ROW;
-    this.xStageBytes = (spec.ck / 8) * this.planeBytes;
-    this.wStageBytes = spec.R * spec.S * (spec.ck / 8) * spec.tile_k * ROW;
-    this.stages = wgmmaStages(spec);
   }
 
   build(): ConvKernel {
@@ -93,7 +84,7 @@ class WgmmaConvBuilder {
 
   /** LDS column of halo column `c`: stride 2 puts even columns first, so a tap's window is contiguous. */
   private ldsColumn(c: number): number {
-    return this.spec.stride_w === 2 ? (c % 2) * (this.planeColumns / 2) + Math.floor(c / 2) : c;
+    return this.spec.stride_w === 2 ? (c % 2) * (this.layout.planeColumns / 2) + Math.floor(c / 2) : c;
   }
 
   private emitBody(b: Builder, lds: Value): void {
@@ -139,8 +130,8 @@ class WgmmaConvBuilder {
     const wBuf = t.globalBuffer(b, arg('w'), arg('w_bytes'));
     const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0);
     const wSlots = this.wSlots(b, tid, kBase, c0);
-    const xBase = (stage: Value) => b.mul(stage, this.xStageBytes);
-    const wBase = (stage: Value) => b.add(b.mul(stage, this.wStageBytes), this.stages * this.xStageBytes);
+    const xBase = (stage: Value) => b.mul(stage, this.layout.xStageBytes);
+    const wBase = (stage: Value) => b.add(b.mul(stage, this.layout.wStageBytes), this.layout.stages * this.layout.xStageBytes);
     const at = (off: Value) => b.gep(i8, lds, [off]);
     const cp = t.asyncCopy!;
     // Chunks past the last copy from the sentinel (zero-fill): the loop needs no branch around its copies.
@@ -162,7 +153,7 @@ class WgmmaConvBuilder {
     const descs = (stage: Value) => {
       const xs = xBase(stage);
       const ws = wBase(stage);
-      const a = this.blockOffsets(b, gn).map((off) => wg.descriptor(b, at(b.add(xs, off)), this.planeBytes, spec.stride_h * this.planeColumns * ROW));
+      const a = this.blockOffsets(b, gn).map((off) => wg.descriptor(b, at(b.add(xs, off)), this.layout.planeBytes, spec.stride_h * this.layout.planeColumns * ROW));
       const w = wg.descriptor(b, at(b.add(ws, b.mul(gm, this.n * ROW))), spec.tile_k * ROW, 8 * ROW);
       return { a, w };
     };
@@ -176,7 +167,7 @@ class WgmmaConvBuilder {
         for (let s = 0; s < spec.S; s++)
           for (let kk = 0; kk < spec.ck / 16; kk++) {
             const tap = r * spec.S + s;
-            const aStep = (2 * kk * this.planeBytes + (r * this.planeColumns + this.ldsColumn(s)) * ROW) / 16;
+            const aStep = (2 * kk * this.layout.planeBytes + (r * this.layout.planeColumns + this.ldsColumn(s)) * ROW) / 16;
             const wStep = ((tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
             const wDesc = b.add(d.w, BigInt(wStep));
             for (let j = 0; j < this.blocksPerGroup; j++) {
@@ -191,7 +182,7 @@ class WgmmaConvBuilder {
 
     // ---- the channel loop: copies run stages-1 chunks ahead; chunk i+stages-1 goes into the stage
     // chunk i-1 used, free once every warpgroup waited for its wgmmas (the barrier below says so).
-    const S = this.stages;
+    const S = this.layout.stages;
     const q = this.n / 2;
     const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
     const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
@@ -219,7 +210,7 @@ class WgmmaConvBuilder {
       const q = b.add(b.mul(gn, this.blocksPerGroup), j);
       const bh = b.udiv(q, blocksW);
       const bw = b.urem(q, blocksW);
-      const row = b.mul(bh, 8 * spec.stride_h * this.planeColumns);
+      const row = b.mul(bh, 8 * spec.stride_h * this.layout.planeColumns);
       // Column of the block's first pixel: stride 1 → 8*bw; stride 2 → even half, index 8*bw.
       const col = b.mul(bw, 8);
       out.push(b.mul(b.add(row, col), ROW, `x.block${j}`));
@@ -245,8 +236,8 @@ class WgmmaConvBuilder {
       if (inTile) valid = b.and(valid, inTile);
       const elem = b.add(b.add(b.add(b.mul(image, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
-      const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.planeColumns / 2), b.lshr(col, 1)) : col;
-      const lds = b.add(b.mul(cg, this.planeBytes), b.mul(b.add(b.mul(row, this.planeColumns), ldsCol), ROW), `x.lds${j}`);
+      const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.layout.planeColumns / 2), b.lshr(col, 1)) : col;
+      const lds = b.add(b.mul(cg, this.layout.planeBytes), b.mul(b.add(b.mul(row, this.layout.planeColumns), ldsCol), ROW), `x.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
