@@ -95,8 +95,7 @@ function validateWarpgroupTiles(s: Spec): string | null {
   if (n % 8 !== 0 || n > WGMMA_MAX_N) return `tile_k/waves_m = ${n} output channels per warpgroup is not a wgmma N (a multiple of 8 up to ${WGMMA_MAX_N})`;
   // Accumulators stay in registers: the block's threads must fit the SM's register file with them
   // (ptxas refuses 8-warpgroup tiles of 128 accumulators per thread).
-  const threads = s.waves_m * s.waves_n * ATOMS[s.atom].waveSize;
-  const acc = ((mBlocks / s.waves_n) * n) / 2;
+  const { threads, accPerLane: acc } = specGeometry(s);
   const file = TARGETS[s.target].registers;
   if (file.kind === 'file' && acc + WGMMA_BOOKKEEPING_REGISTERS > file.maxPerThread) {
     return `${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS} registers per thread exceed the ${file.maxPerThread}-register limit of ${s.target}`;
