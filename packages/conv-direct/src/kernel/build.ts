@@ -32,7 +32,7 @@ import { kernelName, specGeometry, type Spec, type SpecGeometry } from '../spec.
 import { ATOMS, MAX_TENSOR_BYTES, isWarpgroupAtom } from '../targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
-import { emitDecodeWorkgroup } from './grid-decode.js';
+import { emitTileOrigin } from './grid-decode.js';
 import { usesAsyncCopy, weightPieceElems } from './schedule.js';
 import { buildWgmmaConvKernel } from './wgmma.js';
 
@@ -87,6 +87,22 @@ export function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
 /** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
 export function dynamicLds(module: Module, align: number): Value {
   return module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align });
+}
+
+/**
+ * The input channels a dense or split_c workgroup reduces: all C, or split s's slice
+ * [s*C/splits, (s+1)*C/splits); `trips` chunks of ck, never zero (max(C/ck, 1)), so LLVM needs no
+ * zero-trip guard before the prefetch.
+ */
+export function emitChannelSlice(b: Builder, spec: Spec, splitIdx: Value | undefined): { c0: Value; trips: Value } {
+  const C = b.arg('C');
+  let c0: Value = b.i32(0);
+  let count = C;
+  if (splitIdx) {
+    count = b.udiv(C, b.arg('splits'), 'c.per.split');
+    c0 = b.mul(splitIdx, count, 'c.start');
+  }
+  return { c0, trips: b.umax(b.udiv(count, spec.ck), 1, 'chunks') };
 }
 
 /** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
@@ -266,7 +282,6 @@ class ConvKernelBuilder {
   private emitBody(b: Builder, lds: Value): void {
     const { spec, t, g, atom } = this;
     const arg = (n: string) => b.arg(n);
-    const split = spec.variant === 'split_c';
 
     // ---- ids and grid decode (channel tile fastest inside a super-tile)
     const tid = t.workitemId(b, 'x');
@@ -276,35 +291,14 @@ class ConvKernelBuilder {
     const wn = b.udiv(waveId, spec.waves_m, 'wave.n');
     const Ho = arg('Ho');
     const Wo = arg('Wo');
-    const K = arg('K');
-    const nWt = b.udiv(b.add(Wo, spec.tile_w - 1), spec.tile_w, 'w.tiles');
-    const nHt = b.udiv(b.add(Ho, spec.tile_h - 1), spec.tile_h, 'h.tiles');
     const grouped = spec.variant === 'grouped';
     const gm = spec.group_merge;
-    // Grouped: output-channel tiles of each merged block of gm groups (gm*kpg channels), blocks one after another.
-    const mergedK = grouped ? b.mul(arg('kpg'), gm, 'merged.k') : K;
-    const ktPerBlock = b.udiv(b.add(mergedK, spec.tile_k - 1), spec.tile_k, 'k.tiles.per.block');
-    const nKt = grouped ? b.mul(b.udiv(arg('groups'), gm), ktPerBlock, 'k.tiles') : ktPerBlock;
-    const perImage = b.mul(nWt, nHt, 'cells.per.image');
-    const cells = b.mul(perImage, arg('N'), 'cells');
-    let wgid = t.workgroupId(b, 'x');
-    let splitIdx: Value | undefined;
-    if (split) {
-      // The split index is the slowest axis: each split's workgroups form one contiguous dense grid.
-      const perSplit = b.mul(cells, nKt, 'wg.per.split');
-      splitIdx = b.udiv(wgid, perSplit, 'split');
-      wgid = b.urem(wgid, perSplit, 'wg.in.split');
-    }
-    const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
-    const { kTile, cell } = emitDecodeWorkgroup(b, wgid, nKt, cells, { wgm: spec.swizzle_wgm, chiplet });
-    const n = b.udiv(cell, perImage, 'n');
-    const st = b.urem(cell, perImage);
-    const wTile = b.urem(st, nWt, 'w.tile');
-    const hTile = b.udiv(st, nWt, 'h.tile');
-    const oh0 = b.mul(hTile, spec.tile_h, 'oh0');
-    const ow0 = b.mul(wTile, spec.tile_w, 'ow0');
-    const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
-    const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
+    const { kTile, splitIdx, image: n, oh0, ow0, ih0, iw0, ktPerBlock, mergedK } = emitTileOrigin(b, t, spec, () => {
+      // Grouped: output-channel tiles of each merged block of gm groups (gm*kpg channels), blocks one after another.
+      const mergedK = grouped ? b.mul(arg('kpg'), gm, 'merged.k') : arg('K');
+      const ktPerBlock = b.udiv(b.add(mergedK, spec.tile_k - 1), spec.tile_k, 'k.tiles.per.block');
+      return { mergedK, ktPerBlock, kTiles: grouped ? b.mul(b.udiv(arg('groups'), gm), ktPerBlock, 'k.tiles') : ktPerBlock };
+    });
     const ch = grouped ? this.groupedChannels(b, kTile, ktPerBlock, mergedK) : this.denseChannels(b, kTile, splitIdx);
 
     // ---- buffers
@@ -472,17 +466,8 @@ class ConvKernelBuilder {
 
   /** Dense and split_c: tile k of all K channels; split s reduces channels [s*C/splits, (s+1)*C/splits). */
   private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
-    const { spec } = this;
-    const C = b.arg('C');
-    let cStart: Value = b.i32(0);
-    let cCount = C;
-    if (splitIdx) {
-      cCount = b.udiv(C, b.arg('splits'), 'c.per.split');
-      cStart = b.mul(splitIdx, cCount, 'c.start');
-    }
-    // max(C/ck, 1): never zero trips, so LLVM needs no zero-trip guard before the prefetch.
-    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
-    return { kBase: b.mul(kTile, spec.tile_k, 'k.base'), kLimit: b.arg('K'), kOffset: undefined, xChannel0: cStart, wChannel0: cStart, wRowElems: C, trips, grouped: undefined };
+    const { c0, trips } = emitChannelSlice(b, this.spec, splitIdx);
+    return { kBase: b.mul(kTile, this.spec.tile_k, 'k.base'), kLimit: b.arg('K'), kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: b.arg('C'), trips, grouped: undefined };
   }
 
   /**

@@ -5,7 +5,8 @@
  * logical workgroups land on one XCD (hardware deals workgroups round-robin over `num_xcds`).
  * Tile counts are runtime values computed from the kernargs, so one binary serves every shape.
  */
-import type { Builder, Value } from '@rocke/ir';
+import type { Builder, Target, Value } from '@rocke/ir';
+import type { Spec } from '../spec.js';
 
 /** Pure model of the decode, for tests and host tools: the (kTile, cell) of workgroup `wgid`. */
 export function decodeWorkgroup(
@@ -58,4 +59,47 @@ export function emitDecodeWorkgroup(
   const size = b.umin(b.sub(kTiles, firstM), o.wgm, 'wg.gsize');
   const local = b.urem(id, span);
   return { kTile: b.add(firstM, b.urem(local, size), 'k.tile'), cell: b.udiv(local, size, 'cell') };
+}
+
+/** Where a workgroup's tile sits: its channel tile, split slice (split_c), image, and output and input origins. */
+export interface TileOrigin {
+  readonly kTile: Value;
+  readonly splitIdx: Value | undefined;
+  readonly image: Value;
+  readonly oh0: Value;
+  readonly ow0: Value;
+  readonly ih0: Value;
+  readonly iw0: Value;
+}
+
+/**
+ * The kernels' grid decode: spatial tile counts from the kernargs, then the channel-tile count
+ * from `channelTiles` (which may return more values its caller needs later), the split index as
+ * the slowest axis for split_c (each split's workgroups form one contiguous dense grid), then
+ * {@link emitDecodeWorkgroup} and the tile's origin in the output and the (padded) input.
+ */
+export function emitTileOrigin<T extends { readonly kTiles: Value }>(b: Builder, t: Target, spec: Spec, channelTiles: () => T): T & TileOrigin {
+  const nWt = b.udiv(b.add(b.arg('Wo'), spec.tile_w - 1), spec.tile_w, 'w.tiles');
+  const nHt = b.udiv(b.add(b.arg('Ho'), spec.tile_h - 1), spec.tile_h, 'h.tiles');
+  const channels = channelTiles();
+  const perImage = b.mul(nWt, nHt, 'cells.per.image');
+  const cells = b.mul(perImage, b.arg('N'), 'cells');
+  let wgid = t.workgroupId(b, 'x');
+  let splitIdx: Value | undefined;
+  if (spec.variant === 'split_c') {
+    const perSplit = b.mul(cells, channels.kTiles, 'wg.per.split');
+    splitIdx = b.udiv(wgid, perSplit, 'split');
+    wgid = b.urem(wgid, perSplit, 'wg.in.split');
+  }
+  const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
+  const { kTile, cell } = emitDecodeWorkgroup(b, wgid, channels.kTiles, cells, { wgm: spec.swizzle_wgm, chiplet });
+  const image = b.udiv(cell, perImage, 'n');
+  const st = b.urem(cell, perImage);
+  const wTile = b.urem(st, nWt, 'w.tile');
+  const hTile = b.udiv(st, nWt, 'h.tile');
+  const oh0 = b.mul(hTile, spec.tile_h, 'oh0');
+  const ow0 = b.mul(wTile, spec.tile_w, 'ow0');
+  const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
+  const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
+  return { ...channels, kTile, splitIdx, image, oh0, ow0, ih0, iw0 };
 }

@@ -16,8 +16,8 @@ import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
-import { emitDecodeWorkgroup } from './grid-decode.js';
-import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, kernelParams, type ConvKernel } from './build.js';
+import { emitTileOrigin } from './grid-decode.js';
+import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, emitChannelSlice, kernelParams, type ConvKernel } from './build.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -90,7 +90,6 @@ class WgmmaConvBuilder {
   private emitBody(b: Builder, lds: Value): void {
     const { spec, t, wg } = this;
     const arg = (n: string) => b.arg(n);
-    const split = spec.variant === 'split_c';
 
     // ---- ids and grid decode (as build.ts: channel tile fastest inside a super-tile, split slowest)
     const tid = t.workitemId(b, 'x');
@@ -100,30 +99,9 @@ class WgmmaConvBuilder {
     const Ho = arg('Ho');
     const Wo = arg('Wo');
     const K = arg('K');
-    const nWt = b.udiv(b.add(Wo, spec.tile_w - 1), spec.tile_w, 'w.tiles');
-    const nHt = b.udiv(b.add(Ho, spec.tile_h - 1), spec.tile_h, 'h.tiles');
-    const nKt = b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles');
-    const perImage = b.mul(nWt, nHt, 'cells.per.image');
-    const cells = b.mul(perImage, arg('N'), 'cells');
-    let wgid = t.workgroupId(b, 'x');
-    let splitIdx: Value | undefined;
-    if (split) {
-      const perSplit = b.mul(cells, nKt, 'wg.per.split');
-      splitIdx = b.udiv(wgid, perSplit, 'split');
-      wgid = b.urem(wgid, perSplit, 'wg.in.split');
-    }
-    const { kTile, cell } = emitDecodeWorkgroup(b, wgid, nKt, cells, { wgm: spec.swizzle_wgm, chiplet: null });
-    const image = b.udiv(cell, perImage, 'n');
-    const st = b.urem(cell, perImage);
-    const oh0 = b.mul(b.udiv(st, nWt), spec.tile_h, 'oh0');
-    const ow0 = b.mul(b.urem(st, nWt), spec.tile_w, 'ow0');
-    const ih0 = b.sub(b.mul(oh0, spec.stride_h), spec.pad_h, 'ih0');
-    const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
+    const { kTile, splitIdx, image, oh0, ow0, ih0, iw0 } = emitTileOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
+    const { c0, trips } = emitChannelSlice(b, spec, splitIdx);
     const kBase = b.mul(kTile, spec.tile_k, 'k.base');
-    const C = arg('C');
-    const cCount = splitIdx ? b.udiv(C, arg('splits'), 'c.per.split') : C;
-    const c0 = splitIdx ? b.mul(splitIdx, cCount, 'c.start') : b.i32(0);
-    const trips = b.umax(b.udiv(cCount, spec.ck), 1, 'chunks');
 
     // ---- staging (hoisted: the loop only adds the chunk's channel offset)
     const xBuf = t.globalBuffer(b, arg('x'), arg('x_bytes'));
