@@ -22,7 +22,7 @@ export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES, atomForIntrinsic } from
 export type { TargetOptions } from './targets/index.js';
 export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';
-export { isWgmmaN, wgmmaAsmText, wgmmaAccAt } from './targets/wgmma.js';
+export { isWgmmaN, wgmmaAsmText, wgmmaAccAt, wgmmaConstraints } from './targets/wgmma.js';
 export { findToolchain, verify, compile, disassemble, ToolError, ToolchainError } from './toolchain.js';
 export type { Toolchain, CompileOptions, CompileResult, AmdCompileResult, NvidiaCompileResult } from './toolchain.js';
 export {

@@ -7,7 +7,7 @@
  */
 import type { CallInst, InlineAsm } from '../ir.js';
 import type { MmaDtype } from '../targets/target.js';
-import { isWgmmaN, wgmmaAccAt, wgmmaAsmText } from '../targets/wgmma.js';
+import { isWgmmaN, wgmmaAccAt, wgmmaAsmText, wgmmaConstraints } from '../targets/wgmma.js';
 import { typeToString } from '../types.js';
 import type { Collective } from './collectives.js';
 import { InterpretError } from './errors.js';
@@ -28,18 +28,13 @@ function bfloatValues(): Float64Array {
   return bf16Values;
 }
 
-/** The operand constraints `mma()` emits with the asm: q f32 outputs, two i64 descriptors, the i32 scale-d, q tied inputs. */
-function wgmmaConstraints(q: number): string {
-  return [...Array(q).fill('=f'), 'l', 'l', 'r', ...Array.from({ length: q }, (_, i) => `${i}`)].join(',');
-}
-
 /** `{ n, dtype }` when `asm` is exactly the wgmma `mma()` emits (text and constraints), else undefined. */
 export function parseWgmmaAsm(asm: InlineAsm): { n: number; dtype: MmaDtype } | undefined {
   const x = /wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(bf16|f16)\./.exec(asm.asm);
   if (!x) return undefined;
   const n = Number(x[1]);
   const dtype = x[2] as MmaDtype;
-  if (!isWgmmaN(n) || asm.asm !== wgmmaAsmText(n, dtype) || asm.constraints !== wgmmaConstraints(n / 2)) return undefined;
+  if (!isWgmmaN(n) || asm.asm !== wgmmaAsmText(n, dtype) || asm.constraints !== wgmmaConstraints(n)) return undefined;
   return { n, dtype };
 }
 

@@ -38,6 +38,13 @@ export function wgmmaAsmText(n: number, dtype: MmaDtype): string {
   return `{ .reg .pred p; setp.ne.b32 p, $${q + 2}, 0; wgmma.mma_async.sync.aligned.m64n${n}k16.f32.${dtype}.${dtype} {${d}}, $${q}, $${q + 1}, p, 1, 1, 0, 0; }`;
 }
 
+/** The operand constraints of that asm: n/2 f32 outputs, two i64 descriptors, the i32 scale-d, n/2 inputs tied to the outputs. */
+export function wgmmaConstraints(n: number): string {
+  checkN(n);
+  const q = n / 2;
+  return [...Array(q).fill('=f'), 'l', 'l', 'r', ...Array.from({ length: q }, (_, i) => `${i}`)].join(',');
+}
+
 /** D element of accumulator `i` of warpgroup thread `thread`: warp w owns rows 16w..16w+15, mma.sync C layout per 8 columns. */
 export function wgmmaAccAt(thread: number, i: number, n = 256): MatrixCoord {
   if (!Number.isInteger(thread) || thread < 0 || thread > 127) throw new RangeError(`wgmma: thread ${thread} outside 0..127`);
@@ -81,8 +88,7 @@ export const warpgroupMma: WarpgroupMma = {
     else if (acc.type.kind === 'int' && acc.type.bits === 1) scale = b.zext(acc, i32);
     else throw new TargetError(`sm_90 wgmma: accumulate must be a boolean or i1, got ${typeToString(acc.type)}`);
     const ret = struct(Array(q).fill(f32));
-    const constraints = [...Array(q).fill('=f'), 'l', 'l', 'r', ...Array.from({ length: q }, (_, i) => `${i}`)].join(',');
-    const asm = b.inlineAsm(wgmmaAsmText(o.n, o.dtype), constraints, { ret, params: [i64, i64, i32, ...Array(q).fill(f32)] });
+    const asm = b.inlineAsm(wgmmaAsmText(o.n, o.dtype), wgmmaConstraints(o.n), { ret, params: [i64, i64, i32, ...Array(q).fill(f32)] });
     const d = b.call(asm, [o.a, o.b, scale, ...o.acc], { name: 'wgmma' });
     return Array.from({ length: q }, (_, i) => b.extractValue(d, [i]));
   },
