@@ -128,11 +128,14 @@ class WgmmaConvBuilder {
     };
 
     // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
+    // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
+    const blockOffsets = this.blockOffsets(b, gn);
+    const channelOffset = b.mul(gm, this.n * ROW);
     const descs = (stage: Value) => {
       const xs = xBase(stage);
       const ws = wBase(stage);
-      const a = this.blockOffsets(b, gn).map((off) => wg.descriptor(b, at(b.add(xs, off)), this.layout.planeBytes, spec.stride_h * this.layout.planeColumns * ROW));
-      const w = wg.descriptor(b, at(b.add(ws, b.mul(gm, this.n * ROW))), spec.tile_k * ROW, 8 * ROW);
+      const a = blockOffsets.map((off) => wg.descriptor(b, at(b.add(xs, off)), this.layout.planeBytes, spec.stride_h * this.layout.planeColumns * ROW));
+      const w = wg.descriptor(b, at(b.add(ws, channelOffset)), spec.tile_k * ROW, 8 * ROW);
       return { a, w };
     };
     // `then` runs between issuing the chunk's wgmmas and waiting for them: the next chunk's copies
