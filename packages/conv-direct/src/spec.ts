@@ -218,8 +218,9 @@ export const WGMMA_MAX_STAGES = 4;
  * half padded to the same length) and the weights as [tap][ck/8][tile_k][8 channels], both in
  * 16-byte rows so that every 8x8 core matrix wgmma reads is 128 contiguous bytes. Stages: as many
  * as let two workgroups share an SM (2..{@link WGMMA_MAX_STAGES}); on the H200 the chunks are short
- * next to the L2 latency (ncu: half the warp stalls wait on cp.async with two stages), so copies
- * run stages − 1 chunks ahead.
+ * next to the L2 latency (ncu: half the warp stalls wait on cp.async with two stages). With three
+ * or more stages one chunk's wgmmas stay in flight and copies run stages − 2 chunks ahead; with
+ * two, copies run one chunk ahead and every chunk waits for its wgmmas.
  */
 export interface WgmmaLds {
   readonly ldsInH: number;

@@ -140,7 +140,7 @@ class WgmmaConvBuilder {
     };
     // `then` runs between issuing the chunk's wgmmas and waiting for them: the next chunk's copies
     // are issued while the tensor cores work (their stage was freed by the previous chunk's wait).
-    const mmaChunk = (stage: Value, acc: Value[][], then?: () => void): Value[][] => {
+    const mmaChunk = (stage: Value, acc: Value[][], leave: number, then?: () => void): Value[][] => {
       const d = descs(stage);
       const out = acc.map((a) => [...a]);
       wg.fence(b);
@@ -157,25 +157,30 @@ class WgmmaConvBuilder {
           }
       wg.commit(b);
       then?.();
-      wg.wait(b, 0);
+      wg.wait(b, leave);
       return out;
     };
 
-    // ---- the channel loop: copies run stages-1 chunks ahead; chunk i+stages-1 goes into the stage
-    // chunk i-1 used, free once every warpgroup waited for its wgmmas (the barrier below says so).
+    // ---- the channel loop. With three or more stages one chunk's wgmmas stay in flight across the
+    // loop edge (wait_group 1), so the tensor cores are not drained at every chunk; copies then run
+    // stages-2 chunks ahead into the stage chunk i-2 used: every warpgroup waited for that chunk
+    // before the barrier below. With two stages: wait_group 0, copies one chunk ahead.
     const S = this.layout.stages;
+    const inFlight = S >= 3 ? 1 : 0;
+    const ahead = S - 1 - inFlight;
     const q = this.n / 2;
     const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
     const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
-    for (let c = 0; c < S - 1; c++) copyChunk(b.i32(c), b.i32(c));
+    for (let c = 0; c < ahead; c++) copyChunk(b.i32(c), b.i32(c));
     const looped = b.forLoop({ from: 0, to: trips, carried: init, name: 'chunk' }, (i, acc) => {
-      cp.wait(b, S - 2);
+      cp.wait(b, ahead - 1);
       wg.proxyFence(b);
       t.barrier(b);
       const cur = b.urem(i, S, 'stage');
-      const ahead = b.add(i, S - 1);
-      return mmaChunk(cur, unflat(acc), () => copyChunk(ahead, b.urem(ahead, S))).flat();
+      const next = b.add(i, ahead);
+      return mmaChunk(cur, unflat(acc), inFlight, () => copyChunk(next, b.urem(next, S))).flat();
     });
+    if (inFlight) wg.wait(b, 0); // the last chunk's wgmmas, before the epilogue reads the accumulators
     cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
     const accs = unflat(looped);
 
