@@ -29,6 +29,8 @@ export interface CandidateResult {
   merge?: number;
   /** Launches per execution of the plan (conv + reduce). */
   launches?: number;
+  /** Best candidate of a multi-launch plan: each role's launches timed alone (their sum minus medianMs is what back-to-back launches overlap or lose). */
+  roleMs?: { role: 'conv' | 'reduce'; medianMs: number }[];
   medianMs?: number;
   minMs?: number;
   inner?: number;
@@ -273,6 +275,15 @@ export async function benchShape(
     const ranking = rankCandidates(results);
     const best = options.verify ? ranking.find((r) => r.verify?.pass) : ranking[0];
     if (best && options.keepOutput && !contextLost) output = runOnce(best.kernelName);
+    if (best && (best.launches ?? 1) > 1 && !contextLost) {
+      const ready = prepared.get(best.kernelName)!;
+      try {
+        best.roleMs = (['conv', 'reduce'] as const).map((role) => ({ role, medianMs: timePlan(device, { ...ready, launches: ready.launches.filter((l) => l.role === role) }, { ...options, spin }).medianMs }));
+        log(`  best alone: ${best.roleMs.map((x) => `${x.role} ${(x.medianMs * 1000).toFixed(1)} us`).join(', ')}; together ${(best.medianMs! * 1000).toFixed(1)} us`);
+      } catch (err) {
+        notes.push(`timing the best plan's launches alone failed: ${message(err)}`);
+      }
+    }
     const failedVerify = results.filter((r) => r.verify && !r.verify.pass).length;
     const reason = best
       ? undefined

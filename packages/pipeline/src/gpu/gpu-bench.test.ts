@@ -96,6 +96,22 @@ describe('GPU bench through the fake binding', () => {
     expect(binding.liveAllocations()).toBe(0);
   });
 
+  it('times the conv and reduce launches of a best split_c plan alone as well', async () => {
+    const { dir, dense, split } = kernelsDir();
+    const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
+    const device = openDevice({ binding });
+    const { manifest } = kernelsDir();
+    const shape = { ...manifest.shapes[0]!, candidates: manifest.shapes[0]!.candidates.filter((c) => c.kernelName === kernelName(split)) };
+    const { result } = await benchShape(device, shape, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
+    device.close();
+    expect(result.best!.kernelName).toBe(kernelName(split));
+    // Fake time is 0.01 ms per launch: one conv and one reduce launch per execution, each alone 0.01 ms.
+    expect(result.best!.roleMs!.map((r) => r.role)).toEqual(['conv', 'reduce']);
+    for (const r of result.best!.roleMs!) expect(r.medianMs).toBeCloseTo(0.01, 9);
+    // Two more timings (conv alone, reduce alone), each 3 repetitions behind the spin kernel.
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * (splitTrials(split, PROBLEM).length + 2));
+  });
+
   it('never ranks a candidate that fails verification, and reports it as a failure', async () => {
     const { dir, dense, split } = kernelsDir();
     const broken = [...dense.map(kernelName)].sort()[0]!; // the one that would win on time
