@@ -187,6 +187,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         iglp,
                         waves_per_eu,
                         group_merge: gm,
+                        tile_n: 1,
                       });
                     }
     }

@@ -1,6 +1,7 @@
 /**
- * Workgroup counts of one launch. The kernels decode a flat 1-D grid of spatial cells x channel
- * tiles (x splits for split_c), recomputing the tile counts from the kernargs.
+ * Workgroup counts of one launch. The kernels decode a flat 1-D grid of spatial cells (x image
+ * tiles of tile_n images) x channel tiles (x splits for split_c), recomputing the tile counts
+ * from the kernargs.
  */
 import type { Problem } from './problem.js';
 import { outputExtent } from './problem.js';
@@ -13,7 +14,9 @@ export interface LaunchGrid {
   /** Output-channel tiles per image (grouped: summed over the merged groups). */
   readonly kTiles: number;
   readonly splits: number;
-  /** wTiles * hTiles * N * kTiles * splits. */
+  /** Image tiles: ceil(N / tile_n). */
+  readonly nTiles: number;
+  /** wTiles * hTiles * nTiles * kTiles * splits. */
   readonly workgroups: number;
 }
 
@@ -34,5 +37,6 @@ export function launchGrid(spec: Spec, problem: Problem, splits = 1): LaunchGrid
   } else {
     kTiles = Math.ceil(problem.K / spec.tile_k);
   }
-  return { wTiles, hTiles, kTiles, splits, workgroups: wTiles * hTiles * problem.N * kTiles * splits };
+  const nTiles = Math.ceil(problem.N / spec.tile_n);
+  return { wTiles, hTiles, kTiles, splits, nTiles, workgroups: wTiles * hTiles * nTiles * kTiles * splits };
 }

@@ -62,6 +62,7 @@ describe('kernelName', () => {
       iglp: [null, 1],
       waves_per_eu: [1, 3],
       group_merge: [1, 4],
+      tile_n: [2, 4],
     };
     const names = new Set([kernelName(base)]);
     let count = 1;
@@ -102,6 +103,7 @@ describe('kernelName', () => {
       iglp: fc.constantFrom(null, 0, 1),
       waves_per_eu: fc.constantFrom(null, 1, 3),
       group_merge: fc.constantFrom(1, 2),
+      tile_n: fc.constantFrom(1, 2, 4),
     }) as fc.Arbitrary<Spec>;
     fc.assert(
       fc.property(arbSpec, arbSpec, (a, b) => {

@@ -54,6 +54,11 @@ export const SpecSchema = z
     waves_per_eu: int.nullable(),
     /** Adjacent groups packed into one block-diagonal MMA problem (grouped only; 1 elsewhere). */
     group_merge: int,
+    /**
+     * Images per workgroup tile: the same spatial window of `tile_n` consecutive images, so each
+     * staged weight chunk serves tile_n images (small maps with N > 1). 1: one image per tile.
+     */
+    tile_n: int,
   })
   .strict();
 
@@ -111,6 +116,8 @@ export function kernelName(spec: Spec): string {
     spec.iglp === null ? '' : `iglp${spec.iglp}`,
     spec.waves_per_eu === null ? '' : `we${spec.waves_per_eu}`,
     spec.variant === 'grouped' || spec.group_merge !== 1 ? `gm${spec.group_merge}` : '',
+    // Only when not 1, so the names (and IR digests) of one-image tiles stay as they were.
+    spec.tile_n !== 1 ? `n${spec.tile_n}` : '',
   ];
   return parts.filter((p) => p.length > 0).join('_');
 }
@@ -124,13 +131,24 @@ export interface SpecGeometry {
   readonly colBlocks: number;
   readonly mTiles: number;
   readonly kAtoms: number;
-  /** Output rows per wave, atom rows per wave, atom columns per wave. */
+  /**
+   * Output rows per wave, atom rows per wave, atom columns per wave. The waves split the tile's
+   * tile_n * tile_h "virtual rows": virtual row v is row v % tile_h of the tile's image v / tile_h.
+   */
   readonly rowsPerWave: number;
   readonly mTilesPerWave: number;
   readonly nTilesPerWave: number;
-  /** Staged input window with its halo. */
+  /** Staged input window of one image with its halo. */
   readonly ldsInH: number;
   readonly ldsInW: number;
+  /** LDS halo rows of one stage: tile_n halo tiles stacked along rows (tile_n * ldsInH). */
+  readonly ldsRows: number;
+  /**
+   * A wave's rows as bands inside one image each: `waveImages` bands of `bandRows` rows (a wave
+   * inside one image: 1 band of rowsPerWave; a wave over whole images: one band per image).
+   */
+  readonly bandRows: number;
+  readonly waveImages: number;
   /** LDS pixel stride in elements (ck + lds_pad). */
   readonly cStride: number;
   /** Elements of one X and one W stage, without the scratch tails. */
@@ -168,19 +186,21 @@ export function specGeometry(spec: Spec): SpecGeometry {
   const colBlocks = spec.tile_w / atom.n;
   const mTiles = spec.tile_k / atom.m;
   const kAtoms = spec.ck / atom.k;
-  const rowsPerWave = spec.tile_h / spec.waves_n;
+  const rowsPerWave = (spec.tile_n * spec.tile_h) / spec.waves_n;
   const mTilesPerWave = mTiles / spec.waves_m;
   const nTilesPerWave = rowsPerWave * colBlocks;
   const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
   const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const ldsRows = spec.tile_n * ldsInH;
+  const bandRows = Math.min(rowsPerWave, spec.tile_h);
   const cStride = spec.ck + spec.lds_pad;
-  const ldsXElems = ldsInH * ldsInW * cStride;
+  const ldsXElems = ldsRows * ldsInW * cStride;
   const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
   const ldsXTail = X_VECTOR_ELEMS;
   const ldsWTail = atom.fragA;
   const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsXTail + ldsWElems + ldsWTail) * (spec.double_buffer ? 2 : 1);
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
-  const xVectors = ldsInH * ldsInW * xChannelVectors;
+  const xVectors = ldsRows * ldsInW * xChannelVectors;
   const wSlots = spec.R * spec.S * mTiles * kAtoms * waveSize;
   return {
     atom,
@@ -194,6 +214,9 @@ export function specGeometry(spec: Spec): SpecGeometry {
     nTilesPerWave,
     ldsInH,
     ldsInW,
+    ldsRows,
+    bandRows,
+    waveImages: rowsPerWave / bandRows,
     cStride,
     ldsXElems,
     ldsWElems,
@@ -284,6 +307,9 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     nTilesPerWave: mBlocksPerWave,
     ldsInH,
     ldsInW,
+    ldsRows: ldsInH,
+    bandRows: spec.tile_h / spec.waves_n,
+    waveImages: 1,
     cStride: X_VECTOR_ELEMS,
     ldsXElems,
     ldsWElems,

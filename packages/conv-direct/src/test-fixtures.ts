@@ -30,6 +30,7 @@ export function gfx950Spec(over: Partial<Spec> = {}): Spec {
     iglp: 0,
     waves_per_eu: null,
     group_merge: 1,
+    tile_n: 1,
     ...over,
   };
 }

@@ -35,18 +35,30 @@ function validateSpecOnly(s: Spec): string | null {
   for (const f of ['R', 'S', 'stride_h', 'stride_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
-  for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds', 'group_merge'] as const) {
+  for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds', 'group_merge', 'tile_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
   if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;
   if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
+  if (s.tile_n > 1 && isWarpgroupAtom(s.atom)) {
+    return `tile_n ${s.tile_n}: the warpgroup-MMA kernel tiles one image (its m-blocks do not span images yet); use tile_n 1 or the ${s.target === 'sm_90' ? 'm16n8k16' : 'LDS-halo'} atom`;
+  }
+  if (s.tile_n > 1 && s.variant === 'grouped') {
+    return `tile_n ${s.tile_n}: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1`;
+  }
   if (isWarpgroupAtom(s.atom)) {
     const reason = validateWarpgroupTiles(s);
     if (reason) return reason;
   } else if (s.tile_w % atom.n !== 0) return `tile_w ${s.tile_w} is not a multiple of the atom's N ${atom.n} (${s.atom})`;
   else if (s.tile_k % atom.m !== 0) return `tile_k ${s.tile_k} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
-  else if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n}`;
+  else if (s.tile_n === 1 && s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n}`;
+  else if ((s.tile_n * s.tile_h) % s.waves_n !== 0) {
+    return `tile_n ${s.tile_n} x tile_h ${s.tile_h} = ${s.tile_n * s.tile_h} rows are not a multiple of waves_n ${s.waves_n}`;
+  } else if (s.tile_h % ((s.tile_n * s.tile_h) / s.waves_n) !== 0 && ((s.tile_n * s.tile_h) / s.waves_n) % s.tile_h !== 0) {
+    // A wave's rows must be one band inside one image or whole images (the kernel reads each band's halo rows contiguously).
+    return `tile_n ${s.tile_n} x tile_h ${s.tile_h} rows over waves_n ${s.waves_n}: ${(s.tile_n * s.tile_h) / s.waves_n} rows per wave neither divide tile_h nor cover whole images`;
+  }
   else if ((s.tile_k / atom.m) % s.waves_m !== 0) {
     return `tile_k/M = ${s.tile_k / atom.m} atom rows do not split over waves_m ${s.waves_m}`;
   }
@@ -125,6 +137,9 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   }
   const atom = ATOMS[s.atom];
   const geo = problemGeometry(p);
+  if (s.tile_n > 1 && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
+    return `tile_n ${s.tile_n} needs the output map to fit one spatial tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w}); otherwise more images per tile only add LDS`;
+  }
   if (s.variant === 'grouped') {
     const gm = s.group_merge;
     if (p.groups % gm !== 0) return `group_merge ${gm} does not divide groups ${p.groups}`;

@@ -243,7 +243,7 @@ class ConvKernelBuilder {
     // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
     this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
     this.outStride = spec.tile_k + 16 / this.outBytes;
-    this.stagedEpilogue = this.outBytes * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    this.stagedEpilogue = this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -431,9 +431,13 @@ class ConvKernelBuilder {
     return (this.spec.stride_w === 2 ? 1 : this.spec.stride_w) * this.g.cStride;
   }
 
-  /** X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride. */
+  /**
+   * X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride.
+   * tile_n > 1: the tile_n halo tiles stacked along rows, LDS row `row` holding input row
+   * ih0 + row % ldsInH of image n + row / ldsInH (zero past the batch).
+   */
   private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, cStart: Value): StagingSlot[] {
-    const { g } = this;
+    const { g, spec } = this;
     const slots: StagingSlot[] = [];
     const uneven = g.xVectors % this.threads !== 0;
     for (let j = 0; j < g.xPasses; j++) {
@@ -441,14 +445,22 @@ class ConvKernelBuilder {
       const cv = b.urem(v, g.xChannelVectors);
       const pos = b.udiv(v, g.xChannelVectors);
       const col = b.urem(pos, g.ldsInW);
-      const ih = b.add(ih0, b.udiv(pos, g.ldsInW));
+      let image = n;
+      let ih: Value;
+      if (spec.tile_n === 1) ih = b.add(ih0, b.udiv(pos, g.ldsInW));
+      else {
+        const row = b.udiv(pos, g.ldsInW);
+        image = b.add(n, b.udiv(row, g.ldsInH), `x.image${j}`);
+        ih = b.add(ih0, b.urem(row, g.ldsInH));
+      }
       const iw = b.add(iw0, col);
       // Unsigned compares also reject negative (padding) rows and columns.
       let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
+      if (spec.tile_n !== 1) valid = b.and(valid, b.icmp('ult', image, b.arg('N')));
       const inTile = uneven ? b.icmp('ult', v, g.xVectors) : undefined;
       if (inTile) valid = b.and(valid, inTile);
       const elem = b.add(
-        b.add(b.add(b.mul(n, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))),
+        b.add(b.add(b.mul(image, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))),
         b.add(b.mul(cv, 8), cStart),
       );
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
@@ -568,7 +580,15 @@ class ConvKernelBuilder {
     const E = ELEMENT_BYTES;
     const pix = this.pixelStride; // elements between horizontally adjacent output pixels
     // Rows of the wave's output band start ROWS_W*stride input rows apart.
-    const xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * g.ldsInW * g.cStride * E, 'x.wave');
+    const rowBytes = g.ldsInW * g.cStride * E;
+    let xWave: Value;
+    if (spec.tile_n === 1) xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * rowBytes, 'x.wave');
+    else if (g.waveImages === 1) {
+      // A band inside one image: its image's halo tile, then the band's first input row in it.
+      const perImage = spec.tile_h / g.rowsPerWave;
+      const img = b.udiv(wn, perImage, 'wave.image');
+      xWave = b.add(b.mul(img, g.ldsInH * rowBytes), b.mul(b.urem(wn, perImage), g.rowsPerWave * spec.stride_h * rowBytes), 'x.wave');
+    } else xWave = b.mul(wn, g.waveImages * g.ldsInH * rowBytes, 'x.wave');
     const mBase = b.mul(wm, g.mTilesPerWave, 'm.tile0');
     if (!this.ldmatrix) {
       const bCoord = activationCoord(atom);
@@ -617,14 +637,17 @@ class ConvKernelBuilder {
     const E = ELEMENT_BYTES;
     const out = [...acc];
     const pix = this.pixelStride;
-    const inRows = (g.rowsPerWave - 1) * spec.stride_h + spec.R;
+    // Input rows of one band (one image's rows of the wave), read once per band and shared by the R taps.
+    const inRows = (g.bandRows - 1) * spec.stride_h + spec.R;
     const bType = atom.bType;
     const aType = atom.aType;
     for (let ka = 0; ka < g.kAtoms; ka++) {
       for (let s = 0; s < spec.S; s++) {
         // Activation fragments by input row and column block, shared by the R taps of this column.
         const bf: Value[][] = [];
-        for (let ir = 0; ir < inRows; ir++) {
+        for (let i = 0; i < g.waveImages * inRows; i++) {
+          // Band i / inRows sits in its own image's halo tile, ldsInH rows after the previous one.
+          const ir = Math.floor(i / inRows) * g.ldsInH + (i % inRows);
           const row: Value[] = [];
           const base = (ir * g.ldsInW + this.ldsColumn(s)) * g.cStride + ka * atom.k; // elements, compile time
           if (f.kind === 'vector') {
@@ -662,7 +685,7 @@ class ConvKernelBuilder {
           }
           for (let row = 0; row < g.rowsPerWave; row++) {
             for (let cb = 0; cb < g.colBlocks; cb++) {
-              const bv = bf[row * spec.stride_h + r]![cb]!;
+              const bv = bf[Math.floor(row / g.bandRows) * inRows + (row % g.bandRows) * spec.stride_h + r]![cb]!;
               for (let mt = 0; mt < g.mTilesPerWave; mt++) {
                 const idx = (mt * g.rowsPerWave + row) * g.colBlocks + cb;
                 out[idx] = atom.emit(b, af[mt]!, bv, out[idx]!);
@@ -714,11 +737,16 @@ class ConvKernelBuilder {
     const outBuf = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
     // ws is [splits, N, Ho, Wo, K]: slice s starts s * N*Ho*Wo*K elements in (y strides describe one slice).
     const sliceBase = split && o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : undefined;
-    const imageBase = b.mul(o.n, b.arg('y_stride_n'), 'y.image');
-    const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
-    const imageK = o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
+    // Element offset of an image's output (its split slice and channel block included).
+    const imageOffset = (image: Value) => {
+      const imageBase = b.mul(image, b.arg('y_stride_n'), 'y.image');
+      const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
+      return o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
+    };
+    const tileImageK = spec.tile_n === 1 ? imageOffset(o.n) : undefined;
     const perPixel = spec.tile_k / perVec;
-    const vectors = spec.tile_h * spec.tile_w * perPixel;
+    // Pixels of the tile's virtual rows (tile_n images of tile_h rows each).
+    const vectors = spec.tile_n * spec.tile_h * spec.tile_w * perPixel;
     for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
       let v = b.add(tid, j * this.threads, `out.v${j}`);
       const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
@@ -726,13 +754,24 @@ class ConvKernelBuilder {
       if (inTile) v = b.umin(v, vectors - 1);
       const kv = b.urem(v, perPixel);
       const pix = b.udiv(v, perPixel);
-      const oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
+      let imageK = tileImageK;
+      let oh: Value;
+      let imageOk: Value | undefined;
+      if (spec.tile_n === 1) oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
+      else {
+        const vrow = b.udiv(pix, spec.tile_w);
+        const image = b.add(o.n, b.udiv(vrow, spec.tile_h), 'out.image');
+        imageOk = b.icmp('ult', image, b.arg('N'));
+        imageK = imageOffset(image);
+        oh = b.add(o.oh0, b.urem(vrow, spec.tile_h));
+      }
       const ow = b.add(o.ow0, b.urem(pix, spec.tile_w));
       const k = b.add(o.kBase, b.mul(kv, perVec));
       let valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+      if (imageOk) valid = b.and(valid, imageOk);
       if (inTile) valid = b.and(valid, inTile);
       const val = b.load(vec(perVec, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), E)), { align: 16 });
-      const elem = b.add(b.add(imageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
+      const elem = b.add(b.add(imageK!, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
       t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
     }
   }
@@ -747,23 +786,36 @@ class ConvKernelBuilder {
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
     // ws is [splits, N, Ho, Wo, K]: slice s starts s * N*Ho*Wo*K elements in (y strides describe one slice).
     const sliceBase = split && o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
-    const imageBase = b.add(sliceBase, b.mul(o.n, b.arg('y_stride_n')), 'y.image');
+    const one = spec.tile_n === 1;
+    const imageBase = one ? b.add(sliceBase, b.mul(o.n, b.arg('y_stride_n')), 'y.image') : undefined;
     const kWave = b.add(o.kBase, b.mul(o.wm, g.mTilesPerWave * atom.m), 'k.wave');
-    const imageK = o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
-    const hWave = b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave');
+    const imageK = imageBase && o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
+    const hWave = one ? b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave') : undefined;
     const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    // tile_n > 1: the wave's row `row` is virtual row v = wn*rowsPerWave + row, row v % tile_h of image n + v / tile_h.
+    const rowAt = (row: number): { oh: Value; hOk: Value; rowImageK: Value } => {
+      if (hWave && imageK) {
+        const oh = b.add(hWave, row);
+        return { oh, hOk: b.icmp('ult', oh, o.Ho), rowImageK: imageK };
+      }
+      const v = b.add(b.mul(o.wn, g.rowsPerWave), row, 'out.vrow');
+      const image = b.add(o.n, b.udiv(v, spec.tile_h), 'out.image');
+      const oh = b.add(o.oh0, b.urem(v, spec.tile_h));
+      const hOk = b.and(b.icmp('ult', oh, o.Ho), b.icmp('ult', image, b.arg('N')));
+      const base = b.add(sliceBase, b.mul(image, b.arg('y_stride_n')), 'y.image');
+      return { oh, hOk, rowImageK: o.kOffset ? b.add(base, o.kOffset, 'y.image.k') : base };
+    };
     for (let mt = 0; mt < g.mTilesPerWave; mt++) {
       for (let row = 0; row < g.rowsPerWave; row++) {
-        const oh = b.add(hWave, row);
-        const hOk = b.icmp('ult', oh, o.Ho);
+        const { oh, hOk, rowImageK } = rowAt(row);
         for (let cb = 0; cb < g.colBlocks; cb++) {
           const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
           for (const { run, c } of laneRuns) {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
             const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
             const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
-            const elem = b.add(b.add(imageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
+            const elem = b.add(b.add(rowImageK, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w')))), k);
             const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);

@@ -1,6 +1,6 @@
 /**
  * Workgroup-id decode (rocke-notes §2.8): the flat grid is spatial cells (w tiles x h tiles x
- * images) times output-channel tiles, the channel tile varying fastest inside a super-tile of
+ * image tiles of tile_n images) times output-channel tiles, the channel tile varying fastest inside a super-tile of
  * `swizzle_wgm` channel tiles. On AMD an optional chiplet remap first makes `chunk` consecutive
  * logical workgroups land on one XCD (hardware deals workgroups round-robin over `num_xcds`).
  * Tile counts are runtime values computed from the kernargs, so one binary serves every shape.
@@ -23,6 +23,19 @@ export function decodeWorkgroup(
   const size = Math.min(kTiles - firstM, o.wgm);
   const local = id % span;
   return { kTile: firstM + (local % size), cell: Math.floor(local / size) };
+}
+
+/**
+ * Pure model of a spatial cell's place: cells are `perImage` spatial tiles per image tile, image
+ * tiles of `tileN` images; the cell's spatial tile and the first image of its tile.
+ */
+export function decodeCell(cell: number, perImage: number, tileN: number): { spatial: number; image: number } {
+  return { spatial: cell % perImage, image: Math.floor(cell / perImage) * tileN };
+}
+
+/** Spatial cells of a launch: spatial tiles per image times ceil(N / tileN) image tiles. */
+export function cellCount(perImage: number, N: number, tileN: number): number {
+  return perImage * Math.ceil(N / tileN);
 }
 
 /** Chiplet remap of one id: whole blocks of `xcds*chunk` ids are permuted, the tail keeps its ids. */
@@ -65,6 +78,7 @@ export function emitDecodeWorkgroup(
 export interface TileOrigin {
   readonly kTile: Value;
   readonly splitIdx: Value | undefined;
+  /** The tile's first image (its tile_n images are image .. image + tile_n - 1, those < N real). */
   readonly image: Value;
   readonly oh0: Value;
   readonly ow0: Value;
@@ -83,7 +97,9 @@ export function emitTileOrigin<T extends { readonly kTiles: Value }>(b: Builder,
   const nHt = b.udiv(b.add(b.arg('Ho'), spec.tile_h - 1), spec.tile_h, 'h.tiles');
   const channels = channelTiles();
   const perImage = b.mul(nWt, nHt, 'cells.per.image');
-  const cells = b.mul(perImage, b.arg('N'), 'cells');
+  // tile_n 1 keeps the one-image decode as it was (no ceil-div, no multiply), so its IR is unchanged.
+  const nTiles = spec.tile_n !== 1 ? b.udiv(b.add(b.arg('N'), spec.tile_n - 1), spec.tile_n, 'n.tiles') : b.arg('N');
+  const cells = b.mul(perImage, nTiles, 'cells');
   let wgid = t.workgroupId(b, 'x');
   let splitIdx: Value | undefined;
   if (spec.variant === 'split_c') {
@@ -93,7 +109,7 @@ export function emitTileOrigin<T extends { readonly kTiles: Value }>(b: Builder,
   }
   const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
   const { kTile, cell } = emitDecodeWorkgroup(b, wgid, channels.kTiles, cells, { wgm: spec.swizzle_wgm, chiplet });
-  const image = b.udiv(cell, perImage, 'n');
+  const image = spec.tile_n !== 1 ? b.mul(b.udiv(cell, perImage, 'n.tile'), spec.tile_n, 'n') : b.udiv(cell, perImage, 'n');
   const st = b.urem(cell, perImage);
   const wTile = b.urem(st, nWt, 'w.tile');
   const hTile = b.udiv(st, nWt, 'h.tile');
