@@ -199,3 +199,23 @@ describe('specGeometry of warpgroup-MMA specs (m64nNk16)', () => {
   });
 });
 
+
+describe('tile_n in names and geometry', () => {
+  it('tags the name only when tile_n is not 1', () => {
+    expect(kernelName(sm90Spec())).not.toMatch(/_n\d/);
+    expect(kernelName(sm90Spec({ tile_n: 4 }))).toBe(`${kernelName(sm90Spec())}_n4`);
+    expect(parseSpec({ ...sm90Spec(), tile_n: undefined }).ok).toBe(false);
+  });
+
+  it('stacks tile_n halo tiles along LDS rows and splits tile_n * tile_h virtual rows over the waves', () => {
+    const one = specGeometry(sm90Spec({ tile_w: 8, tile_k: 64, waves_n: 2 }));
+    const four = specGeometry(sm90Spec({ tile_w: 8, tile_k: 64, waves_n: 2, tile_n: 4 }));
+    expect([one.ldsInH, one.ldsRows, one.rowsPerWave, one.bandRows, one.waveImages]).toEqual([10, 10, 4, 4, 1]);
+    expect([four.ldsInH, four.ldsRows, four.rowsPerWave, four.bandRows, four.waveImages]).toEqual([10, 40, 16, 8, 2]);
+    expect(four.ldsXElems).toBe(4 * one.ldsXElems);
+    expect(four.xVectors).toBe(4 * one.xVectors);
+    expect(four.ldsWElems).toBe(one.ldsWElems);
+    expect(four.accPerLane).toBe(4 * one.accPerLane);
+    expect(four.ldsBytes - one.ldsBytes).toBe(2 * 3 * one.ldsXElems * (sm90Spec().double_buffer ? 2 : 1));
+  });
+});

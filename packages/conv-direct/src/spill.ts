@@ -13,7 +13,7 @@ export interface RegisterEstimate {
   readonly acc: number;
   /** Loop-carried loads of the next chunk: X vectors (4 dwords) and W fragments (fragA/2 dwords); 0 with sm_90 cp.async double buffering. */
   readonly prefetch: number;
-  /** Activation fragments live across one filter column: ((rows-1)*stride + R) input rows x column blocks. */
+  /** Activation fragments live across one filter column: ((rows-1)*stride + R) input rows per band (one per image a wave's rows span) x column blocks. */
   readonly bFrags: number;
   /** Weight fragments: one per atom row of the wave. */
   readonly aFrags: number;
@@ -39,7 +39,7 @@ export function registerEstimate(spec: Spec): RegisterEstimate {
   const acc = g.accPerLane;
   // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers.
   const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
-  const bFrags = ((g.rowsPerWave - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
+  const bFrags = g.waveImages * ((g.bandRows - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
   const waves = spec.waves_m * spec.waves_n;
   const budget =

@@ -286,3 +286,53 @@ describe('validate never throws', () => {
     );
   });
 });
+
+describe('validate: tile_n (images per workgroup tile)', () => {
+  const small = problem3x3({ N: 4, H: 8, W: 8, C: 64, K: 64 });
+  const t8x8 = { tile_w: 8, tile_k: 64, tile_n: 2 } as const;
+
+  it('checks tile_n >= 1 with the other positivity rules', () => {
+    expect(reasonOf(sm90Spec({ tile_n: 0 }))).toBe('tile_n must be >= 1 (got 0)');
+    expect(reasonOf(sm90Spec({ tile_n: -2 }))).toBe('tile_n must be >= 1 (got -2)');
+  });
+
+  it('rejects tile_n > 1 for the warpgroup-MMA kernel and the grouped variant, with reasons', () => {
+    expect(reasonOf(wgmmaSpec({ tile_n: 2 }))).toBe('tile_n 2: the warpgroup-MMA kernel tiles one image (its m-blocks do not span images yet); use tile_n 1 or the m16n8k16 atom');
+    expect(reasonOf(gfx950Spec({ variant: 'grouped', group_merge: 2, tile_n: 2 }))).toBe(
+      'tile_n 2: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1',
+    );
+    expect(reasonOf(wgmmaSpec({ tile_n: 1 }))).toBe('ok');
+  });
+
+  it('splits tile_n * tile_h rows over the waves: one band inside an image, or whole images per wave', () => {
+    expect(reasonOf(sm90Spec({ ...t8x8, waves_n: 2 }))).toBe('ok');
+    expect(reasonOf(sm90Spec({ ...t8x8, tile_n: 4, waves_m: 1, waves_n: 2 }))).toBe('ok');
+    expect(reasonOf(sm90Spec({ ...t8x8, tile_h: 4, tile_n: 3, waves_m: 1, waves_n: 8 }))).toBe('tile_n 3 x tile_h 4 = 12 rows are not a multiple of waves_n 8');
+    // 12 rows over 4 waves: 3 rows per wave neither divide tile_h 4 nor cover whole images.
+    expect(reasonOf(sm90Spec({ ...t8x8, tile_h: 4, tile_n: 3, waves_m: 1, waves_n: 4 }))).toBe(
+      'tile_n 3 x tile_h 4 rows over waves_n 4: 3 rows per wave neither divide tile_h nor cover whole images',
+    );
+    // 8 rows of 2-row images over 8 waves: one row per wave (bands inside an image).
+    expect(reasonOf(sm90Spec({ ...t8x8, tile_h: 2, tile_n: 4, waves_m: 1, waves_n: 8 }))).toBe('ok');
+  });
+
+  it('needs the output map to fit one spatial tile when a problem is given', () => {
+    expect(reasonOf(sm90Spec({ ...t8x8, waves_n: 2 }), small)).toBe('ok');
+    expect(reasonOf(sm90Spec({ ...t8x8, waves_n: 2 }), { ...small, H: 9 })).toBe(
+      'tile_n 2 needs the output map to fit one spatial tile (Ho 9 x Wo 8 against tile 8x8); otherwise more images per tile only add LDS',
+    );
+    expect(reasonOf(sm90Spec({ ...t8x8, waves_n: 2 }), { ...small, W: 12 })).toMatch(/^tile_n 2 needs the output map to fit one spatial tile \(Ho 8 x Wo 12/);
+    // tile_n 1 has no such rule.
+    expect(reasonOf(sm90Spec({ ...t8x8, tile_n: 1, waves_n: 2 }), { ...small, H: 9 })).toBe('ok');
+  });
+
+  it('counts tile_n in LDS and accumulators', () => {
+    // 8x32x64 ck16 on gfx942: one image fits the 64 KiB LDS, four do not.
+    const base = gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 16 });
+    expect(reasonOf(base)).toBe('ok');
+    expect(reasonOf({ ...base, tile_n: 4 })).toMatch(/^LDS \d+ bytes exceed the 65536-byte limit of gfx942$/);
+    // 8x32x64 over 2x1 waves: 128 accumulators per lane for one image, 512 for four.
+    expect(reasonOf(gfx950Spec({ waves_m: 2, waves_n: 1 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ waves_m: 2, waves_n: 1, tile_n: 4 }))).toBe('512 accumulators per lane exceed 256');
+  });
+});

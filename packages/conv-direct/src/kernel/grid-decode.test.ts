@@ -1,6 +1,9 @@
-import { Builder, constI32, Module, voidT } from '@rocke/ir';
+import { Builder, constI32, Module, printModule, voidT } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
-import { chipletRemap, decodeWorkgroup, emitDecodeWorkgroup } from './grid-decode.js';
+import { launchGrid } from '../grid.js';
+import { problem3x3, sm90Spec } from '../test-fixtures.js';
+import { buildConvKernel } from './build.js';
+import { cellCount, chipletRemap, decodeCell, decodeWorkgroup, emitDecodeWorkgroup } from './grid-decode.js';
 
 describe('workgroup decode', () => {
   const shapes = [
@@ -50,5 +53,33 @@ describe('workgroup decode', () => {
           const val = (v: typeof r.kTile) => (v.kind === 'const.int' ? Number(v.value) : NaN);
           expect({ kTile: val(r.kTile), cell: val(r.cell) }).toEqual(decodeWorkgroup(id, kTiles, cells, { wgm, chiplet }));
         }
+  });
+});
+
+describe('image tiles (tile_n)', () => {
+  it('counts ceil(N / tile_n) image tiles and starts each at a multiple of tile_n', () => {
+    expect(cellCount(4, 5, 2)).toBe(12);
+    expect(cellCount(4, 5, 1)).toBe(20);
+    expect(cellCount(1, 4, 4)).toBe(1);
+    // 3 spatial tiles per image, N 5, tile_n 2: cells 0..8 cover images 0-1, 2-3, 4 (and the unused 5).
+    const cells = Array.from({ length: cellCount(3, 5, 2) }, (_, c) => decodeCell(c, 3, 2));
+    expect(cells.map((c) => c.image)).toEqual([0, 0, 0, 2, 2, 2, 4, 4, 4]);
+    expect(cells.map((c) => c.spatial)).toEqual([0, 1, 2, 0, 1, 2, 0, 1, 2]);
+  });
+
+  it('matches the kernels\' IR decode and launchGrid', () => {
+    for (const tile_n of [1, 2, 4]) {
+      const spec = sm90Spec({ tile_w: 8, tile_k: 32, waves_m: 1, waves_n: 2, tile_n });
+      for (const N of [1, 3, 5, 8]) {
+        const problem = problem3x3({ N, H: 7, W: 7, C: 32, K: 64 });
+        const grid = launchGrid(spec, problem);
+        expect(grid.nTiles).toBe(Math.ceil(N / tile_n));
+        expect(grid.workgroups).toBe(cellCount(grid.wTiles * grid.hTiles, N, tile_n) * grid.kTiles);
+      }
+    }
+    const ir = printModule(buildConvKernel(sm90Spec({ tile_w: 8, tile_k: 32, waves_m: 1, waves_n: 2, tile_n: 4 })).module);
+    expect(ir).toMatch(/%n\.tiles = udiv i32 %\S+, 4/);
+    expect(ir).toMatch(/%n = mul i32 %n\.tile, 4/);
+    expect(printModule(buildConvKernel(sm90Spec({ tile_w: 8, tile_k: 32, waves_m: 1, waves_n: 2 })).module)).not.toContain('n.tiles');
   });
 });
