@@ -62,6 +62,11 @@ export const GROUP_MERGE_CHOICES = [1, 2, 4, 8, 16, 32, 64] as const;
 export const DEFAULT_LDS_PAD = 8;
 export const DEFAULT_SWIZZLE_WGM = 8;
 export const DEFAULT_CHIPLET_CHUNK = 64;
+/**
+ * Images per tile {@link problemCandidates} adds (dense and split_c, N > 1, maps that fit one
+ * tile): on small maps each workgroup then reads every weight chunk once per tile_n images.
+ */
+export const TILE_N_CHOICES = [2, 4] as const;
 
 /**
  * Tile-width unit for an atom: its N on AMD; 16 on sm_90, where one `ldmatrix.x4` loads the B
@@ -280,12 +285,17 @@ export function aotCandidates(
 export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | 'dtype' | 'capability' | 'wo'> {
   /** Default: grouped when groups > 1, else dense. */
   variant?: Variant;
+  /** Images per tile to add besides 1 (default {@link TILE_N_CHOICES}; [] for one-image tiles only). */
+  tileN?: readonly number[];
 }
 
 /**
  * Candidates for one problem: its capability, tile widths fitted to its Wo, validated against it
  * (against its largest balanced chunk when the batch passes the per-launch buffer range).
  * split_c specs are validated at one split; the planner re-validates with its split count.
+ * Dense and split_c on a batch whose map fits one tile also get tile_n variants (`tileN`, up to N)
+ * of the tightest covering tile (smallest grid tile_h >= Ho and width >= Wo of each atom), after
+ * the one-image grid.
  */
 export function problemCandidates(problem: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
   const variant = opts.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
@@ -299,8 +309,9 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     const fit = Math.max(1, Math.floor(MAX_TENSOR_BYTES / perImage));
     if (fit < problem.N) launchProblem = { ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) };
   }
+  const { tileN = TILE_N_CHOICES, ...gridOpts } = opts;
   const specs = candidateGrid(target, {
-    ...opts,
+    ...gridOpts,
     variant,
     dtype: problem.dtype,
     capability: {
@@ -313,5 +324,19 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     },
     wo,
   });
+  if (wo !== null && variant !== 'grouped' && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
   return filterCandidates(specs, () => launchProblem);
+}
+
+/** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */
+function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: readonly number[]): Spec[] {
+  const { Ho, Wo } = problemGeometry(problem);
+  const tightest = (values: readonly number[], extent: number) => Math.min(...values.filter((v) => v >= extent));
+  const tileH = tightest(TILE_H_CHOICES, Ho);
+  const out: Spec[] = [];
+  for (const spec of specs) {
+    if (isWarpgroupAtom(spec.atom) || spec.tile_h !== tileH || spec.tile_w !== tightest(fittedWidths(Wo, spec.atom), Wo)) continue;
+    for (const n of tileN) if (n > 1 && n <= problem.N) out.push({ ...spec, tile_n: n });
+  }
+  return out;
 }
