@@ -58,7 +58,7 @@ export function convDirectFamily(options: ConvDirectFamilyOptions = {}): Family 
 
 /**
  * The key fields of a conv-direct spec, e.g. `8x32x128 ck32 w2x4 we3 gm4`: tile_h×tile_w×tile_k,
- * the channel chunk, the wave layout, then waves_per_eu, group_merge and double buffering when set.
+ * the channel chunk, the wave layout, then waves_per_eu, group_merge, double buffering and tile_n when set.
  */
 export function describeConvSpec(spec: JsonValue): string {
   const parsed = parseSpec(spec);
@@ -71,6 +71,7 @@ export function describeConvSpec(spec: JsonValue): string {
     s.waves_per_eu === null ? '' : `we${s.waves_per_eu}`,
     s.variant === 'grouped' || s.group_merge !== 1 ? `gm${s.group_merge}` : '',
     s.double_buffer ? 'db' : '',
+    s.tile_n !== 1 ? `n${s.tile_n}` : '',
   ]
     .filter(Boolean)
     .join(' ');

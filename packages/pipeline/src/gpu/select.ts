@@ -4,7 +4,8 @@ import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, specGeome
 export interface CandidateScore {
   readonly kernelName: string;
   /**
-   * Useful work / work done: output pixels over whole tiles (Ho, Wo rounded up to the tile) times
+   * Useful work / work done: output pixels over whole tiles (Ho, Wo rounded up to the tile, N to
+   * the tile's tile_n images) times
    * output channels over whole channel tiles; grouped specs use conv-direct's merge model instead of
    * the channel term (k and n atom utilisation × the block diagonal's share 1/gm).
    */
@@ -19,7 +20,7 @@ export interface CandidateScore {
    * row re-reads R input rows per row, a taller band shares them).
    */
   readonly fragmentsPerMma: number;
-  /** Outputs per workgroup (tile_h·tile_w·tile_k): the second tie-break (larger first: more reuse per staged byte). */
+  /** Outputs per workgroup (tile_n·tile_h·tile_w·tile_k): the second tie-break (larger first: more reuse per staged byte). */
   readonly tileVolume: number;
   /** split_c: the split count the planner would choose. */
   readonly splits?: number;
@@ -34,8 +35,8 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
   const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
   const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
-  const spatial = (Ho * Wo) / (roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
-  const tileVolume = spec.tile_h * spec.tile_w * spec.tile_k;
+  const spatial = (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+  const tileVolume = spec.tile_n * spec.tile_h * spec.tile_w * spec.tile_k;
   const fragmentsPerMma = fragmentLoadsPerMma(spec);
   const name = kernelName(spec);
   if (spec.variant === 'grouped') {
@@ -58,12 +59,13 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
 
 /**
  * LDS fragment loads per MMA of one wave and channel chunk, as the kernel issues them: per filter
- * column and k-atom, `(rows-1)·stride + R` activation rows (each one load per column block) shared
- * by the R taps, and one weight fragment per m tile and tap; over `R·mTiles·rows·colBlocks` MMAs.
+ * column and k-atom, `(rows-1)·stride + R` activation rows per band of the wave's rows in one image
+ * (each one load per column block) shared by the R taps, and one weight fragment per m tile and
+ * tap; over `R·mTiles·rows·colBlocks` MMAs.
  */
 export function fragmentLoadsPerMma(spec: Spec): number {
   const g = specGeometry(spec);
-  const inRows = (g.rowsPerWave - 1) * spec.stride_h + spec.R;
+  const inRows = g.waveImages * ((g.bandRows - 1) * spec.stride_h + spec.R);
   const loads = inRows * g.colBlocks + spec.R * g.mTilesPerWave;
   return loads / (spec.R * g.mTilesPerWave * g.rowsPerWave * g.colBlocks);
 }
@@ -82,7 +84,7 @@ export interface OrderOptions {
  * 2. sort by score (higher first), then LDS fragments per MMA (fewer first), then tile volume
  *    (larger first), then kernel name;
  * 3. take the first `cap`, but in a first pass at most `ceil(cap / 16)` per tile shape and
- *    channel chunk (tile_h × tile_w × tile_k, ck), so the subset spans many tile shapes and
+ *    channel chunk (tile_h × tile_w × tile_k, ck, tile_n), so the subset spans many tile shapes and
  *    chunk depths (hence LDS sizes and residencies) instead of one shape's wave variations; the
  *    remaining places are filled in sorted order.
  * Same specs and problem → same list, in the same order.
@@ -105,7 +107,7 @@ export function orderCandidates(specs: readonly Spec[], problem: Problem, option
   const count = new Map<string, number>();
   for (let i = 0; i < scored.length && taken.size < cap; i++) {
     const s = scored[i]!.spec;
-    const shape = `${s.tile_h}x${s.tile_w}x${s.tile_k}/ck${s.ck}`;
+    const shape = `${s.tile_h}x${s.tile_w}x${s.tile_k}/ck${s.ck}/n${s.tile_n}`;
     const n = count.get(shape) ?? 0;
     if (n < perShape) {
       taken.add(i);
