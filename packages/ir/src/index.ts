@@ -15,7 +15,7 @@ export { printModule, constantToString, escapeLlvmString } from './printer.js';
 export { mangleType } from './intrinsics.js';
 export type {
   Target, TargetName, Vendor, Axis, Flavor, MmaDtype, MmaAtom, MatrixCoord, KernelParam, KernelOptions,
-  GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma,
+  GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma, GridDependency,
 } from './targets/target.js';
 export { TargetError, FLAVORS } from './targets/target.js';
 export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';

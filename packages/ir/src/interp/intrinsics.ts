@@ -220,6 +220,8 @@ function lowerNvvm(inst: CallInst, name: string, ctx: CallContext): Lowered | un
     };
   }
   if (/^llvm\.nvvm\.cp\.async\.(commit\.group|wait\.group|wait\.all)$/.test(name)) return { kind: 'none' };
+  // One grid at a time here: the grid a dependent launch waits for has always completed.
+  if (name === 'llvm.nvvm.griddepcontrol.wait' || name === 'llvm.nvvm.griddepcontrol.launch.dependents') return { kind: 'none' };
   const wgmma = lowerWgmmaIntrinsic(inst, name, ctx);
   if (wgmma) return wgmma;
   if ((x = /^llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)$/.exec(name))) {

@@ -6,7 +6,7 @@ import { Module } from '../module.js';
 import { i32, i64, i8, storeSizeOf, struct, typeToString, voidT } from '../types.js';
 import { mmaSyncAtom } from './atoms.js';
 import { warpgroupMma } from './wgmma.js';
-import type { AsyncCopy, Axis, GlobalBuffer, KernelOptions, KernelParam, Target } from './target.js';
+import type { AsyncCopy, Axis, GlobalBuffer, GridDependency, KernelOptions, KernelParam, Target } from './target.js';
 import { TargetError, atomLookup, checkByteOffset, checkGlobalBufferArgs, checkKernelOptions, defineKernel } from './target.js';
 
 /** LLVM 22's data layout for nvptx64-nvidia-cuda. */
@@ -35,6 +35,11 @@ function matrixLoad(b: Builder, rowAddress: Value, count: 1 | 2 | 4): Value[] {
   const r = b.intrinsic(`llvm.nvvm.ldmatrix.sync.aligned.m8n8.x${count}.b16.p3`, ret, [rowAddress]);
   return count === 1 ? [r] : Array.from({ length: count }, (_, j) => b.extractValue(r, [j]));
 }
+
+const gridDependency: GridDependency = {
+  wait: (b) => void b.intrinsic('llvm.nvvm.griddepcontrol.wait', voidT, []),
+  launchDependents: (b) => void b.intrinsic('llvm.nvvm.griddepcontrol.launch.dependents', voidT, []),
+};
 
 const asyncCopy: AsyncCopy = {
   copy(b, buf, byteOffset, dst) {
@@ -122,6 +127,7 @@ export function sm90Target(): Target {
     matrixLoad,
     asyncCopy,
     warpgroupMma,
+    gridDependency,
     ...atomLookup('sm_90', atoms),
   };
   return t;

@@ -147,6 +147,18 @@ export interface WarpgroupMma {
   asmText(n: number, dtype: MmaDtype): string;
 }
 
+/**
+ * Programmatic dependent launch (sm_90 `griddepcontrol`). A kernel launched with programmatic
+ * stream serialization may start before the kernel ahead of it in the stream has finished; it
+ * must `wait` before touching memory that kernel writes or reads. Launched plainly, both are no-ops.
+ */
+export interface GridDependency {
+  /** `griddepcontrol.wait`: until the grids this one depends on have completed and their memory is visible. */
+  wait(b: Builder): void;
+  /** `griddepcontrol.launch_dependents`: the next grid may launch once every workgroup of this one has said so or exited. */
+  launchDependents(b: Builder): void;
+}
+
 /** Access options for global loads/stores. */
 export interface GlobalAccessOptions {
   /** Alignment of the access (default: natural alignment of the type). */
@@ -210,6 +222,8 @@ export interface Target {
   readonly asyncCopy?: AsyncCopy;
   /** NVIDIA sm_90a warpgroup MMA (absent on AMD). */
   readonly warpgroupMma?: WarpgroupMma;
+  /** NVIDIA sm_90 programmatic dependent launch (absent on AMD). */
+  readonly gridDependency?: GridDependency;
   /** Looks an atom up by name (`32x32x16.bf16`) or shape; throws listing the available ones if absent. */
   atom(query: string | { m: number; n: number; k: number; dtype: MmaDtype }): MmaAtom;
   /** True when the target has the atom. */
