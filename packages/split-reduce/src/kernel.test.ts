@@ -30,6 +30,15 @@ describe('kernel IR', () => {
     ]));
   });
 
+  it('sm_90 waits for the grid ahead (the conv) before its first load, then lets the next grid launch; AMD has neither', () => {
+    const text = emitSplitReduce(defaultSpec('sm_90', 'bf16', 8)).ir;
+    const wait = text.indexOf('call void @llvm.nvvm.griddepcontrol.wait()');
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThan(text.indexOf('call void @llvm.nvvm.griddepcontrol.launch.dependents()'));
+    expect(wait).toBeLessThan(text.search(/= load /));
+    expect(emitSplitReduce(defaultSpec('gfx950', 'bf16', 8)).ir).not.toContain('griddepcontrol');
+  });
+
   it('adds in fp32 without fast-math flags and rounds with fptrunc to the output type', () => {
     for (const dtype of ['fp16', 'bf16'] as const) {
       const all = insts(defaultSpec('sm_90', dtype, 8));

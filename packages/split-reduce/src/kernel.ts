@@ -65,6 +65,12 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   const outType = OUTPUT_TYPES[spec.dtype];
   const outBytes = DTYPE_BYTES[spec.dtype];
 
+  // sm_90 runs it as a programmatic dependent of the conv: wait for the conv's workspace writes
+  // before the first read, then let the grid after this one launch (launched plainly: no-ops).
+  if (t.gridDependency) {
+    t.gridDependency.wait(b);
+    t.gridDependency.launchDependents(b);
+  }
   const ws = b.arg('ws');
   const wsBytes = b.arg('ws_bytes');
   const count = b.arg('count');
