@@ -61,6 +61,11 @@ Napi::Value Guard(const Napi::CallbackInfo& info, Body&& body) {
     throw;
   } catch (const ApiError& e) {
     throw FromApiError(env, e);
+  } catch (const MissingSymbolsError& e) {
+    Napi::Error error = Napi::Error::New(env, e.what());
+    error.Set("rockeBackend", Napi::String::New(env, e.backend));
+    error.Set("rockeMissingSymbols", Napi::String::New(env, e.symbols));
+    throw error;
   } catch (const std::bad_alloc&) {
     throw Napi::Error::New(env, "out of host memory");
   } catch (const std::exception& e) {
@@ -89,9 +94,11 @@ struct DeviceState {
   RawHandle context;
   bool closed = false;
   std::unordered_set<Handle*> live;  // runtime objects not yet released
+  // While a graph capture runs: the stream it captures, where default-stream launches go.
+  RawHandle captureStream = nullptr;
 };
 
-enum class Kind : uint32_t { Device = 1, Buffer, Module, Function, Stream, Event };
+enum class Kind : uint32_t { Device = 1, Buffer, Module, Function, Stream, Event, Graph };
 
 const char* KindName(Kind kind) {
   switch (kind) {
@@ -101,6 +108,7 @@ const char* KindName(Kind kind) {
     case Kind::Function: return "function";
     case Kind::Stream: return "stream";
     case Kind::Event: return "event";
+    case Kind::Graph: return "graph";
   }
   return "handle";
 }
@@ -112,7 +120,8 @@ const char* ReleasedText(Kind kind) {
     case Kind::Module: return "was unloaded";
     case Kind::Function: return "belongs to an unloaded module";
     case Kind::Stream:
-    case Kind::Event: return "was destroyed";
+    case Kind::Event:
+    case Kind::Graph: return "was destroyed";
     case Kind::Device: break;  // devices close; they are never released
   }
   return "was released";
@@ -191,13 +200,42 @@ struct EventHandle final : Handle {
   RawHandle event;
 };
 
+// An instantiated graph. The captured graph it came from is destroyed right after
+// instantiation (the executable does not need it), so this is the only runtime object.
+struct GraphHandle final : Handle {
+  GraphHandle(std::shared_ptr<DeviceState> d, RawHandle e) : Handle(std::move(d), Kind::Graph), exec(e) {}
+  ~GraphHandle() override { releaseQuietly(); }
+  void destroy() override { device->backend->destroyGraphExec(exec); }
+  RawHandle exec;
+};
+
+// Ends a capture in progress and throws away what it captured; never throws (it runs after
+// the error that made the capture worthless, which is the one to report).
+void DiscardCapture(DeviceState& device) noexcept {
+  RawHandle stream = device.captureStream;
+  if (stream == nullptr) return;
+  device.captureStream = nullptr;
+  try {
+    device.makeCurrent();
+    RawHandle graph = device.backend->endCapture(stream);
+    if (graph != nullptr) device.backend->destroyGraph(graph);
+  } catch (...) {
+  }
+  try {
+    device.backend->destroyStream(stream);
+  } catch (...) {
+  }
+}
+
 // Releases every object of the device (events and streams first, memory last), then the
 // context. The first runtime error is rethrown after everything was attempted.
 void CloseDevice(DeviceState& device) {
   if (device.closed) return;
+  DiscardCapture(device);
   auto rank = [](Kind k) {
     switch (k) {
-      case Kind::Event: return 0;
+      case Kind::Event:
+      case Kind::Graph: return 0;
       case Kind::Stream: return 1;
       case Kind::Function: return 2;
       case Kind::Module: return 3;
@@ -596,6 +634,11 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
     DeviceState& device = *function.device;
     RawHandle stream = nullptr;
     OptionalStream(env, info, 8, device, stream);
+    if (device.captureStream != nullptr) {
+      // Inside a capture every launch is captured: default-stream launches go to the capture stream.
+      if (stream != nullptr) throw UsageError(env, "while a graph is being captured, launches take no stream (they go to the capture stream)");
+      stream = device.captureStream;
+    }
     Bytes args = BytesArg(info, 9, "kernargs");
 
     // The runtimes read the packed buffer with the parameters' natural alignment: copy it to
@@ -673,8 +716,102 @@ Napi::Value ElapsedMs(const Napi::CallbackInfo& info) {
   });
 }
 
+// graphSupport(backend) -> { supported, missing: string } (missing: the absent symbols, comma-separated)
+Napi::Value GraphSupport(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    const std::string& missing = LoadedBackend(info, 0).graphSymbolsMissing();
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("supported", Napi::Boolean::New(env, missing.empty()));
+    result.Set("missing", Napi::String::New(env, missing));
+    return result;
+  });
+}
+
+// beginCapture(device): from now until endCapture/abortCapture, the device's default-stream
+// launches are captured on a fresh non-blocking stream instead of running.
+Napi::Value BeginCapture(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    if (device.captureStream != nullptr) throw UsageError(env, "a graph capture is already in progress on this device");
+    device.makeCurrent();
+    RawHandle stream = device.backend->createCaptureStream();
+    try {
+      device.backend->beginCapture(stream);
+    } catch (...) {
+      try {
+        device.backend->destroyStream(stream);
+      } catch (...) {
+      }
+      throw;
+    }
+    device.captureStream = stream;
+    return env.Undefined();
+  });
+}
+
+// endCapture(device) -> graph handle: ends the capture and instantiates what it captured.
+Napi::Value EndCapture(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    Ref& deviceRef = UnwrapRef(env, info[0], Kind::Device, "device");
+    DeviceState& device = OpenDeviceOf(env, info[0], "device");
+    RawHandle stream = device.captureStream;
+    if (stream == nullptr) throw UsageError(env, "no graph capture is in progress on this device");
+    device.captureStream = nullptr;  // whatever happens below, the capture is over
+    device.makeCurrent();
+    Backend& backend = *device.backend;
+    RawHandle graph = nullptr;
+    try {
+      graph = backend.endCapture(stream);
+    } catch (...) {
+      try {
+        backend.destroyStream(stream);
+      } catch (...) {
+      }
+      throw;
+    }
+    RawHandle exec = nullptr;
+    try {
+      backend.destroyStream(stream);
+      exec = backend.instantiateGraph(graph);
+    } catch (...) {
+      try {
+        backend.destroyGraph(graph);
+      } catch (...) {
+      }
+      throw;
+    }
+    auto handle = std::make_shared<GraphHandle>(deviceRef.device, exec);  // owns exec from here on
+    backend.destroyGraph(graph);
+    return WrapHandle(env, std::move(handle));
+  });
+}
+
+// abortCapture(device): ends a capture in progress, discarding it (after an error inside the
+// capture). No-op without one, and on a closed device (closing discarded it).
+Napi::Value AbortCapture(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    DeviceState& device = *UnwrapRef(env, info[0], Kind::Device, "device").device;
+    if (!device.closed) DiscardCapture(device);
+    return env.Undefined();
+  });
+}
+
+// launchGraph(graph, stream|null)
+Napi::Value LaunchGraph(const Napi::CallbackInfo& info) {
+  return Guard(info, [&](Napi::Env env) -> Napi::Value {
+    GraphHandle& graph = LiveHandle<GraphHandle>(env, info[0], Kind::Graph, "graph");
+    DeviceState& device = *graph.device;
+    if (device.captureStream != nullptr) throw UsageError(env, "a graph cannot be launched while a graph is being captured");
+    RawHandle stream = nullptr;
+    OptionalStream(env, info, 1, device, stream);
+    device.makeCurrent();
+    device.backend->launchGraph(graph.exec, stream);
+    return env.Undefined();
+  });
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  exports.Set("abiVersion", Napi::Number::New(env, 2));
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   const struct {
     const char* name;
@@ -704,6 +841,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"recordEvent", RecordEvent},
       {"synchronizeEvent", SynchronizeEvent},
       {"elapsedMs", ElapsedMs},
+      {"graphSupport", GraphSupport},
+      {"beginCapture", BeginCapture},
+      {"endCapture", EndCapture},
+      {"abortCapture", AbortCapture},
+      {"launchGraph", LaunchGraph},
+      {"destroyGraph", Release<Kind::Graph>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.callback, f.name));
   return exports;

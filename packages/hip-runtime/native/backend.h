@@ -23,6 +23,15 @@ struct ApiError : std::runtime_error {
   std::string name, text, log;
 };
 
+// A feature whose entry points the loaded library does not export (graph capture on an old
+// driver). `symbols` lists the absent names, comma-separated.
+struct MissingSymbolsError : std::runtime_error {
+  MissingSymbolsError(std::string backend, std::string feature, std::string symbols)
+      : std::runtime_error(feature + " is not available: the loaded " + backend + " library does not export " + symbols),
+        backend(std::move(backend)), symbols(std::move(symbols)) {}
+  std::string backend, symbols;
+};
+
 struct LoadAttempt {
   std::string path;
   std::string error;  // empty when this path loaded
@@ -98,6 +107,22 @@ class Backend {
   virtual void recordEvent(RawHandle event, RawHandle stream) = 0;
   virtual void synchronizeEvent(RawHandle event) = 0;
   virtual float elapsedMs(RawHandle start, RawHandle end) = 0;
+
+  // Graph capture and replay. Their symbols are optional: graphSymbolsMissing() is empty when
+  // the library exports them all, else the absent names, and then every graph call below throws
+  // MissingSymbolsError.
+  virtual const std::string& graphSymbolsMissing() const = 0;
+  // A stream that never synchronizes with the legacy default stream: capture cannot run on the
+  // default stream, and a blocking capture stream would make default-stream work elsewhere fail.
+  virtual RawHandle createCaptureStream() = 0;
+  // Thread-local capture mode: only this thread's capture-unsafe calls invalidate it.
+  virtual void beginCapture(RawHandle stream) = 0;
+  // Ends the capture (also when it was invalidated: the stream then no longer captures).
+  virtual RawHandle endCapture(RawHandle stream) = 0;
+  virtual RawHandle instantiateGraph(RawHandle graph) = 0;
+  virtual void destroyGraph(RawHandle graph) = 0;
+  virtual void launchGraph(RawHandle exec, RawHandle stream) = 0;
+  virtual void destroyGraphExec(RawHandle exec) = 0;
 };
 
 // Tries each candidate path in order; returns the backend built on the first library that

@@ -16,7 +16,8 @@ constexpr size_t kJitLogBytes = 16384;
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(void* library, const SymbolTable& table) : library_(library), t_(table) {}
+  CudaBackend(void* library, const SymbolTable& table, std::string graphMissing)
+      : library_(library), t_(table), graphMissing_(std::move(graphMissing)) {}
   // The library stays loaded for the life of the process: handles may outlive any owner.
   ~CudaBackend() override = default;
 
@@ -185,6 +186,42 @@ class CudaBackend final : public Backend {
     return ms;
   }
 
+  const std::string& graphSymbolsMissing() const override { return graphMissing_; }
+  RawHandle createCaptureStream() override {
+    requireGraphs();
+    CUstream stream = nullptr;
+    check(t_.cuStreamCreate(&stream, kStreamNonBlocking), "cuStreamCreate");
+    return stream;
+  }
+  void beginCapture(RawHandle stream) override {
+    requireGraphs();
+    check(t_.cuStreamBeginCapture_v2(static_cast<CUstream>(stream), kCaptureModeThreadLocal), "cuStreamBeginCapture_v2");
+  }
+  RawHandle endCapture(RawHandle stream) override {
+    requireGraphs();
+    CUgraph graph = nullptr;
+    check(t_.cuStreamEndCapture(static_cast<CUstream>(stream), &graph), "cuStreamEndCapture");
+    return graph;
+  }
+  RawHandle instantiateGraph(RawHandle graph) override {
+    requireGraphs();
+    CUgraphExec exec = nullptr;
+    check(t_.cuGraphInstantiateWithFlags(&exec, static_cast<CUgraph>(graph), 0), "cuGraphInstantiateWithFlags");
+    return exec;
+  }
+  void destroyGraph(RawHandle graph) override {
+    requireGraphs();
+    check(t_.cuGraphDestroy(static_cast<CUgraph>(graph)), "cuGraphDestroy");
+  }
+  void launchGraph(RawHandle exec, RawHandle stream) override {
+    requireGraphs();
+    check(t_.cuGraphLaunch(static_cast<CUgraphExec>(exec), static_cast<CUstream>(stream)), "cuGraphLaunch");
+  }
+  void destroyGraphExec(RawHandle exec) override {
+    requireGraphs();
+    check(t_.cuGraphExecDestroy(static_cast<CUgraphExec>(exec)), "cuGraphExecDestroy");
+  }
+
  private:
   void check(CUresult result, const char* api, std::string log = {}) {
     if (result == CUDA_SUCCESS) return;
@@ -193,6 +230,10 @@ class CudaBackend final : public Backend {
     if (t_.cuGetErrorName(result, &name) != CUDA_SUCCESS || name == nullptr) name = "CUDA_ERROR_UNRECOGNIZED";
     if (t_.cuGetErrorString(result, &text) != CUDA_SUCCESS || text == nullptr) text = "no description from the driver";
     throw ApiError("cuda", api, result, name, text, std::move(log));
+  }
+
+  void requireGraphs() const {
+    if (!graphMissing_.empty()) throw MissingSymbolsError("cuda", "graph capture", graphMissing_);
   }
 
   void ensureInit() {
@@ -215,6 +256,7 @@ class CudaBackend final : public Backend {
 
   void* library_;
   SymbolTable t_;
+  std::string graphMissing_;  // graph symbols the driver lacks (empty: all there)
   bool initialized_ = false;
 };
 
@@ -234,7 +276,12 @@ std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candida
     ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_RESOLVE)
 #undef ROCKE_CUDA_RESOLVE
     if (!missing.empty()) return nullptr;
-    return std::make_unique<CudaBackend>(library, table);
+    std::string graphMissing;  // optional: a driver without them still serves everything else
+#define ROCKE_CUDA_RESOLVE_OPTIONAL(name, params) \
+  table.name = reinterpret_cast<decltype(table.name)>(FindSymbol(library, #name, nullptr, graphMissing));
+    ROCKE_CUDA_GRAPH_SYMBOLS(ROCKE_CUDA_RESOLVE_OPTIONAL)
+#undef ROCKE_CUDA_RESOLVE_OPTIONAL
+    return std::make_unique<CudaBackend>(library, table, std::move(graphMissing));
   });
 }
 

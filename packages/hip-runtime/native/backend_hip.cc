@@ -27,7 +27,8 @@ std::string ReadString(const std::vector<char>& buffer, size_t offset, size_t ca
 
 class HipBackend final : public Backend {
  public:
-  HipBackend(void* library, const SymbolTable& table) : library_(library), t_(table) {}
+  HipBackend(void* library, const SymbolTable& table, std::string graphMissing)
+      : library_(library), t_(table), graphMissing_(std::move(graphMissing)) {}
   ~HipBackend() override = default;  // the library stays loaded for the process
 
   const char* name() const override { return "hip"; }
@@ -169,6 +170,42 @@ class HipBackend final : public Backend {
     return ms;
   }
 
+  const std::string& graphSymbolsMissing() const override { return graphMissing_; }
+  RawHandle createCaptureStream() override {
+    requireGraphs();
+    hipStream_t stream = nullptr;
+    check(t_.hipStreamCreateWithFlags(&stream, kStreamNonBlocking), "hipStreamCreateWithFlags");
+    return stream;
+  }
+  void beginCapture(RawHandle stream) override {
+    requireGraphs();
+    check(t_.hipStreamBeginCapture(static_cast<hipStream_t>(stream), kCaptureModeThreadLocal), "hipStreamBeginCapture");
+  }
+  RawHandle endCapture(RawHandle stream) override {
+    requireGraphs();
+    hipGraph_t graph = nullptr;
+    check(t_.hipStreamEndCapture(static_cast<hipStream_t>(stream), &graph), "hipStreamEndCapture");
+    return graph;
+  }
+  RawHandle instantiateGraph(RawHandle graph) override {
+    requireGraphs();
+    hipGraphExec_t exec = nullptr;
+    check(t_.hipGraphInstantiateWithFlags(&exec, static_cast<hipGraph_t>(graph), 0), "hipGraphInstantiateWithFlags");
+    return exec;
+  }
+  void destroyGraph(RawHandle graph) override {
+    requireGraphs();
+    check(t_.hipGraphDestroy(static_cast<hipGraph_t>(graph)), "hipGraphDestroy");
+  }
+  void launchGraph(RawHandle exec, RawHandle stream) override {
+    requireGraphs();
+    check(t_.hipGraphLaunch(static_cast<hipGraphExec_t>(exec), static_cast<hipStream_t>(stream)), "hipGraphLaunch");
+  }
+  void destroyGraphExec(RawHandle exec) override {
+    requireGraphs();
+    check(t_.hipGraphExecDestroy(static_cast<hipGraphExec_t>(exec)), "hipGraphExecDestroy");
+  }
+
  private:
   static void* ToPointer(uint64_t address) { return reinterpret_cast<void*>(static_cast<uintptr_t>(address)); }
 
@@ -180,6 +217,10 @@ class HipBackend final : public Backend {
                    text != nullptr ? text : "no description from the runtime");
   }
 
+  void requireGraphs() const {
+    if (!graphMissing_.empty()) throw MissingSymbolsError("hip", "graph capture", graphMissing_);
+  }
+
   void ensureInit() {
     if (initialized_) return;
     check(t_.hipInit(0), "hipInit");
@@ -188,6 +229,7 @@ class HipBackend final : public Backend {
 
   void* library_;
   SymbolTable t_;
+  std::string graphMissing_;  // graph symbols the runtime lacks (empty: all there)
   bool initialized_ = false;
 };
 
@@ -206,7 +248,12 @@ std::unique_ptr<Backend> LoadHipBackend(const std::vector<std::string>& candidat
     ROCKE_HIP_SYMBOLS(ROCKE_HIP_RESOLVE)
 #undef ROCKE_HIP_RESOLVE
     if (!missing.empty()) return nullptr;
-    return std::make_unique<HipBackend>(library, table);
+    std::string graphMissing;  // optional: a runtime without them still serves everything else
+#define ROCKE_HIP_RESOLVE_OPTIONAL(name, params) \
+  table.name = reinterpret_cast<decltype(table.name)>(FindSymbol(library, #name, nullptr, graphMissing));
+    ROCKE_HIP_GRAPH_SYMBOLS(ROCKE_HIP_RESOLVE_OPTIONAL)
+#undef ROCKE_HIP_RESOLVE_OPTIONAL
+    return std::make_unique<HipBackend>(library, table, std::move(graphMissing));
   };
   return LoadFirstLibrary(candidates, attempts, bind, " (HIP 6 or newer is required)");
 }

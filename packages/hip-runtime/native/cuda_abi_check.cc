@@ -11,6 +11,7 @@
   static_assert(std::is_same_v<decltype(&::name), CUresult(*) params>,                 \
                 #name ": signature differs from cuda.h");
 ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_CHECK)
+ROCKE_CUDA_GRAPH_SYMBOLS(ROCKE_CUDA_CHECK)
 
 #include "backend.h"
 #include "cuda_api.h"
@@ -45,3 +46,6 @@ static_assert(CU_LAUNCH_PARAM_END_AS_INT == 0x00);
 static_assert(CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT == 0x01);
 static_assert(CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT == 0x02);
 static_assert(CU_STREAM_DEFAULT == 0 && CU_EVENT_DEFAULT == 0);
+static_assert(sizeof(c::CUstreamCaptureMode) == sizeof(CUstreamCaptureMode));
+static_assert(c::kCaptureModeThreadLocal == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+static_assert(c::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);

@@ -18,6 +18,9 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
+typedef int CUstreamCaptureMode;  // enum CUstreamCaptureMode_enum: int-sized
 
 constexpr CUresult CUDA_SUCCESS = 0;
 
@@ -41,6 +44,10 @@ constexpr CUjit_option kJitInfoLogBufferSizeBytes = 4;
 constexpr CUjit_option kJitErrorLogBuffer = 5;
 constexpr CUjit_option kJitErrorLogBufferSizeBytes = 6;
 
+// Stream flags and capture modes (CUstream_flags, CUstreamCaptureMode).
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr CUstreamCaptureMode kCaptureModeThreadLocal = 1;
+
 // cuLaunchKernel `extra` markers.
 inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
@@ -49,6 +56,7 @@ inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);
 struct SymbolTable {
 #define ROCKE_CUDA_FIELD(name, params) CUresult(*name) params = nullptr;
   ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_FIELD)
+  ROCKE_CUDA_GRAPH_SYMBOLS(ROCKE_CUDA_FIELD)
 #undef ROCKE_CUDA_FIELD
 };
 

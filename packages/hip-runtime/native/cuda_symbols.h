@@ -40,3 +40,13 @@
   X(cuEventRecord, (CUevent, CUstream))                                                    \
   X(cuEventSynchronize, (CUevent))                                                         \
   X(cuEventElapsedTime_v2, (float*, CUevent, CUevent))
+
+// Graph capture and replay (CUDA 11.4+ drivers). Optional: a driver without them still loads,
+// and only capture reports the absent names.
+#define ROCKE_CUDA_GRAPH_SYMBOLS(X)                                                        \
+  X(cuStreamBeginCapture_v2, (CUstream, CUstreamCaptureMode))                              \
+  X(cuStreamEndCapture, (CUstream, CUgraph*))                                              \
+  X(cuGraphInstantiateWithFlags, (CUgraphExec*, CUgraph, unsigned long long))              \
+  X(cuGraphLaunch, (CUgraphExec, CUstream))                                                \
+  X(cuGraphExecDestroy, (CUgraphExec))                                                     \
+  X(cuGraphDestroy, (CUgraph))

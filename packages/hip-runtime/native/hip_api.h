@@ -14,6 +14,13 @@ typedef struct ihipModuleSymbol_t* hipFunction_t;
 typedef struct ihipStream_t* hipStream_t;
 typedef struct ihipEvent_t* hipEvent_t;
 typedef void* hipDeviceptr_t;
+typedef struct ihipGraph* hipGraph_t;
+typedef struct hipGraphExec* hipGraphExec_t;
+typedef int hipStreamCaptureMode;  // enum, int-sized
+
+// hipStreamNonBlocking and hipStreamCaptureModeThreadLocal (CUDA's values).
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr hipStreamCaptureMode kCaptureModeThreadLocal = 1;
 
 constexpr hipError_t hipSuccess = 0;
 
@@ -69,11 +76,22 @@ constexpr size_t kBufferSize = 8192;
   X(hipEventSynchronize, (hipEvent_t))                                                     \
   X(hipEventElapsedTime, (float*, hipEvent_t, hipEvent_t))
 
+// Graph capture and replay: optional, so a runtime without them still loads.
+#define ROCKE_HIP_GRAPH_SYMBOLS(X)                                                         \
+  X(hipStreamCreateWithFlags, (hipStream_t*, unsigned int))                                \
+  X(hipStreamBeginCapture, (hipStream_t, hipStreamCaptureMode))                            \
+  X(hipStreamEndCapture, (hipStream_t, hipGraph_t*))                                       \
+  X(hipGraphInstantiateWithFlags, (hipGraphExec_t*, hipGraph_t, unsigned long long))       \
+  X(hipGraphLaunch, (hipGraphExec_t, hipStream_t))                                         \
+  X(hipGraphExecDestroy, (hipGraphExec_t))                                                 \
+  X(hipGraphDestroy, (hipGraph_t))
+
 struct SymbolTable {
   const char* (*hipGetErrorString)(hipError_t) = nullptr;
   const char* (*hipGetErrorName)(hipError_t) = nullptr;
 #define ROCKE_HIP_FIELD(name, params) hipError_t(*name) params = nullptr;
   ROCKE_HIP_SYMBOLS(ROCKE_HIP_FIELD)
+  ROCKE_HIP_GRAPH_SYMBOLS(ROCKE_HIP_FIELD)
 #undef ROCKE_HIP_FIELD
 };
 

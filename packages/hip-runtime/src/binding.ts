@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { BackendName, LoadAttempt } from './errors.js';
 import { RuntimeUnavailableError } from './errors.js';
 
-/** Opaque native object (a device, buffer, module, function, stream or event). */
+/** Opaque native object (a device, buffer, module, function, stream, event or graph). */
 export type NativeHandle = object;
 
 /** What `load` reports: whether a library loaded, which one, and every path tried. */
@@ -49,7 +49,8 @@ export interface NativeFunctionAttributes {
 /**
  * The native surface the TypeScript API drives. The addon implements it; tests inject a fake
  * (see createFakeBinding). Errors thrown by a runtime call carry `rockeApi`, `rockeCode`,
- * `rockeErrorName`, `rockeRuntimeMessage` (and `rockeLog`); misuse errors carry `rockeUsage`.
+ * `rockeErrorName`, `rockeRuntimeMessage` (and `rockeLog`); misuse errors carry `rockeUsage`;
+ * a feature whose entry points the library lacks carries `rockeMissingSymbols` (comma-separated).
  */
 export interface NativeBinding {
   readonly abiVersion: number;
@@ -88,10 +89,20 @@ export interface NativeBinding {
   recordEvent(event: NativeHandle, stream: NativeHandle | null): void;
   synchronizeEvent(event: NativeHandle): void;
   elapsedMs(start: NativeHandle, end: NativeHandle): number;
+  /** Whether the loaded library exports the graph entry points; `missing` names the absent ones (comma-separated). */
+  graphSupport(backend: BackendName): { readonly supported: boolean; readonly missing: string };
+  /** Starts capturing the device's default-stream launches (on a non-blocking capture stream) instead of running them. */
+  beginCapture(device: NativeHandle): void;
+  /** Ends the capture and instantiates what it captured; returns the executable graph. */
+  endCapture(device: NativeHandle): NativeHandle;
+  /** Ends a capture in progress and discards it; a no-op without one. */
+  abortCapture(device: NativeHandle): void;
+  launchGraph(graph: NativeHandle, stream: NativeHandle | null): void;
+  destroyGraph(graph: NativeHandle): void;
 }
 
 /** The ABI the TypeScript side expects from the addon (bumped with incompatible changes). */
-export const NATIVE_ABI_VERSION = 1;
+export const NATIVE_ABI_VERSION = 2;
 
 /** File name of the compiled addon (binding.gyp's target_name). */
 export const ADDON_FILE = 'rocke_hip_runtime.node';

@@ -60,6 +60,22 @@ export class GpuUsageError extends Error {
   override readonly name: string = 'GpuUsageError';
 }
 
+/**
+ * The loaded runtime library does not export the entry points a feature needs (graph capture on
+ * a driver older than CUDA 11.4, say). Everything else keeps working; `missingSymbols` names them.
+ */
+export class GpuFeatureUnavailableError extends Error {
+  override readonly name = 'GpuFeatureUnavailableError';
+  readonly backend: BackendName;
+  readonly missingSymbols: readonly string[];
+
+  constructor(message: string, backend: BackendName, missingSymbols: readonly string[]) {
+    super(message);
+    this.backend = backend;
+    this.missingSymbols = missingSymbols;
+  }
+}
+
 /** A kernel argument does not fit its signature (count, name, type or range). */
 export class KernargError extends GpuUsageError {
   override readonly name = 'KernargError';
@@ -80,6 +96,7 @@ interface NativeErrorShape {
   rockeRuntimeMessage?: unknown;
   rockeLog?: unknown;
   rockeUsage?: unknown;
+  rockeMissingSymbols?: unknown;
 }
 
 /** Turns an error thrown by a binding into the package's error classes. */
@@ -96,6 +113,10 @@ export function translateNativeError(error: unknown): unknown {
       ...(typeof shape.rockeLog === 'string' && shape.rockeLog !== '' ? { log: shape.rockeLog } : {}),
     };
     return new GpuRuntimeError(failure);
+  }
+  if (typeof shape.rockeMissingSymbols === 'string') {
+    const backend = shape.rockeBackend === 'hip' ? 'hip' : 'cuda';
+    return new GpuFeatureUnavailableError(error.message, backend, shape.rockeMissingSymbols.split(', ').filter((n) => n !== ''));
   }
   if (shape.rockeUsage === true || error instanceof TypeError || error instanceof RangeError) {
     return new GpuUsageError(error.message);

@@ -71,6 +71,29 @@ describe.skipIf(compilerMissing)('native addon over a mock libamdhip64', () => {
     expect(() => fn.launch(1, 32, { y, x, a: 1, n }, { sharedBytes: 160 * 1024 + 4 })).toThrow(GpuUsageError);
   });
 
+  it('captures axpy launches through hipStreamBeginCapture and replays them with hipGraphLaunch', () => {
+    const fn = module.getFunction('axpy', axpySignature);
+    const n = 100;
+    const x = device.upload(Float32Array.from({ length: n }, (_, i) => i));
+    const y = device.alloc(n * 4).fill(0);
+    const before = log().length;
+    const graph = device.captureGraph(() => {
+      fn.launch(1, 128, { y, x, a: 1, n });
+      fn.launch(1, 128, { y, x, a: 0.5, n });
+    });
+    expect(log().slice(before)).toEqual(['stream created flags=1', 'begin capture mode=1', 'capture axpy grid=1,1,1', 'capture axpy grid=1,1,1', 'instantiate nodes=2']);
+    expect(y.read(new Float32Array(n)).every((v) => v === 0)).toBe(true);
+    const start = device.createEvent().record();
+    graph.launch();
+    graph.launch();
+    const end = device.createEvent().record();
+    end.synchronize();
+    expect(elapsedMs(start, end)).toBeCloseTo(0.012, 6); // 4 launches at the mock's 3 us
+    expect(y.read(new Float32Array(n)).every((v, i) => v === 3 * i)).toBe(true);
+    graph.destroy();
+    expect(log().at(-1)).toBe('graph exec destroyed');
+  });
+
   it('reports HIP errors with hipGetErrorName / hipGetErrorString', () => {
     let error: unknown;
     try {

@@ -162,6 +162,97 @@ describe.skipIf(compilerMissing)('native addon over a mock libcuda', () => {
     stream.synchronize();
   });
 
+  it('captures default-stream launches on a non-blocking stream and replays them with cuGraphLaunch', () => {
+    const module = device.loadModule(readFileSync(join(packageRoot, 'device', 'kernels.cubin')));
+    const ew = module.getFunction('ew', ewSignature);
+    const empty = module.getFunction('empty', []);
+    const n = 64;
+    const x = device.upload(Float32Array.from({ length: n }, (_, i) => i));
+    const y = device.alloc(n * 4).fill(0);
+    const idx = device.alloc(n * 8);
+    clearLog();
+    const graph = device.captureGraph(() => {
+      ew.launch(1, n, [y, x, n, 5n, 2, idx]);
+      empty.launch(1, 1, []);
+    });
+    expect(graph.launches).toBe(2);
+    expect(log()).toEqual([
+      'stream created non-blocking',
+      'begin capture mode=1', // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+      'capture ew grid=1,1,1 size=48',
+      'capture empty grid=1,1,1 size=0',
+      'end capture nodes=2',
+      'stream destroyed',
+      'instantiate nodes=2',
+      'graph destroyed', // the executable does not need the graph
+    ]);
+    expect(y.read(new Float32Array(n)).every((v) => v === 0)).toBe(true); // captured, not run
+    clearLog();
+    const start = device.createEvent().record();
+    for (let i = 0; i < 3; i++) graph.launch();
+    const end = device.createEvent().record();
+    end.synchronize();
+    expect(elapsedMs(start, end)).toBeCloseTo(0.012, 6); // 6 kernels at the mock's 2 us
+    expect(log()).toEqual(Array(3).fill('graph launch nodes=2 stream=default'));
+    expect(y.read(new Float32Array(n)).every((v, i) => v === 2 * i + 1)).toBe(true);
+    expect(idx.read(new BigInt64Array(n)).every((v, i) => v === 5n + BigInt(i))).toBe(true);
+    graph.destroy();
+    expect(log().at(-1)).toBe('graph exec destroyed');
+    for (const b of [x, y, idx]) b.free();
+  });
+
+  it('a failing instantiation is a GpuRuntimeError naming cuGraphInstantiateWithFlags; nothing is left capturing', () => {
+    const module = device.loadModule(readFileSync(join(packageRoot, 'device', 'kernels.cubin')));
+    const empty = module.getFunction('empty', []);
+    process.env['MOCK_CUDA_FAIL_INSTANTIATE'] = '1';
+    let error: unknown;
+    clearLog();
+    try {
+      device.captureGraph(() => empty.launch(1, 1, []));
+    } catch (e) {
+      error = e;
+    } finally {
+      delete process.env['MOCK_CUDA_FAIL_INSTANTIATE'];
+    }
+    expect(error).toBeInstanceOf(GpuRuntimeError);
+    expect(error).toMatchObject({ api: 'cuGraphInstantiateWithFlags', code: 801, errorName: 'CUDA_ERROR_NOT_SUPPORTED', runtimeMessage: 'operation not supported' });
+    expect(log().slice(-3)).toEqual(['end capture nodes=1', 'stream destroyed', 'graph destroyed']);
+    clearLog();
+    empty.launch(1, 1, []); // runs on the default stream again (the mock refuses it while a blocking stream captures)
+    expect(log()).toEqual(['launch empty grid=1,1,1 block=1,1,1 shared=0 stream=default size=0 args=']);
+    expect(device.captureGraph(() => empty.launch(1, 1, [])).launches).toBe(1);
+  });
+
+  it('an error inside the body ends and discards the capture, then rethrows', () => {
+    const module = device.loadModule(readFileSync(join(packageRoot, 'device', 'kernels.cubin')));
+    const empty = module.getFunction('empty', []);
+    clearLog();
+    expect(() =>
+      device.captureGraph(() => {
+        empty.launch(1, 1, []);
+        throw new RangeError('planning failed');
+      }),
+    ).toThrow('planning failed');
+    expect(log()).toEqual(['stream created non-blocking', 'begin capture mode=1', 'capture empty grid=1,1,1 size=0', 'end capture nodes=1', 'graph destroyed', 'stream destroyed']);
+  });
+
+  it('the native layer refuses a stream inside a capture, nested and unmatched captures; closing ends a capture', () => {
+    const binding = getBinding();
+    const deviceHandle = binding.openDevice('cuda', 0);
+    const module = binding.loadModule(deviceHandle, readFileSync(join(packageRoot, 'device', 'kernels.cubin')));
+    const empty = binding.getFunction(module, 'empty').handle;
+    const stream = binding.createStream(deviceHandle);
+    expect(binding.graphSupport('cuda')).toEqual({ supported: true, missing: '' });
+    expect(() => binding.endCapture(deviceHandle)).toThrow(expect.objectContaining({ message: 'no graph capture is in progress on this device', rockeUsage: true }));
+    binding.beginCapture(deviceHandle);
+    expect(() => binding.beginCapture(deviceHandle)).toThrow(/already in progress/);
+    expect(() => binding.launch(empty, 1, 1, 1, 1, 1, 1, 0, stream, new Uint8Array(0))).toThrow(/launches take no stream/);
+    clearLog();
+    binding.closeDevice(deviceHandle);
+    expect(log().slice(0, 3)).toEqual(['end capture nodes=0', 'graph destroyed', 'stream destroyed']);
+    binding.abortCapture(deviceHandle); // a no-op on a closed device
+  });
+
   it('the native layer itself rejects freed buffers, wrong handle kinds and out-of-range copies', () => {
     const binding = getBinding();
     const deviceHandle = binding.openDevice('cuda', 0);

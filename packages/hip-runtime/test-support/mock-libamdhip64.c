@@ -4,6 +4,7 @@
  * protocol (END marker 3, unlike CUDA's 0) and one kernel, axpy(y, x, a, n), run as C.
  * hipGetDevicePropertiesR0600 writes the fields the addon reads at the hipDeviceProp_tR0600
  * offsets of native/hip_api.h (so this mock cannot prove those offsets; the HIP headers do).
+ * Stream capture records axpy launches into a graph that hipGraphLaunch replays.
  * Calls of interest are appended to the file named by MOCK_HIP_LOG.
  */
 #include <stdarg.h>
@@ -13,7 +14,8 @@
 #include <string.h>
 
 #define API __attribute__((visibility("default")))
-enum { OK = 0, INVALID_VALUE = 1, INVALID_DEVICE = 101, INVALID_IMAGE = 200, INVALID_HANDLE = 400, NOT_FOUND = 500 };
+enum { OK = 0, INVALID_VALUE = 1, INVALID_DEVICE = 101, INVALID_IMAGE = 200, INVALID_HANDLE = 400, ILLEGAL_STATE = 401,
+       NOT_FOUND = 500, CAPTURE_UNSUPPORTED = 900 };
 
 static int device = -1, live;
 static long launches;
@@ -40,6 +42,8 @@ API const char* hipGetErrorName(int e) {
     case INVALID_IMAGE: return "hipErrorInvalidImage";
     case INVALID_HANDLE: return "hipErrorInvalidHandle";
     case NOT_FOUND: return "hipErrorNotFound";
+    case ILLEGAL_STATE: return "hipErrorIllegalState";
+    case CAPTURE_UNSUPPORTED: return "hipErrorStreamCaptureUnsupported";
   }
   return "hipErrorUnknown";
 }
@@ -51,6 +55,8 @@ API const char* hipGetErrorString(int e) {
     case INVALID_IMAGE: return "device kernel image is invalid";
     case INVALID_HANDLE: return "invalid resource handle";
     case NOT_FOUND: return "named symbol not found";
+    case ILLEGAL_STATE: return "the operation cannot be performed in the present state";
+    case CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
   }
   return "unknown error";
 }
@@ -147,6 +153,19 @@ API int hipFuncGetAttribute(int* v, int attribute, void* f) {
   }
   return INVALID_VALUE;
 }
+/* Captured axpy launches: grid.x * block.x threads and the 24 argument bytes each. */
+typedef struct { int count; long threads[64]; unsigned char args[64][24]; } Graph;
+typedef struct { int capturing; Graph* graph; } Stream;
+static void axpy(const unsigned char* args, long threads) {
+  float* y = *(float* const*)args;
+  const float* x = *(float* const*)(args + 8);
+  float a;
+  int32_t n;
+  memcpy(&a, args + 16, 4);
+  memcpy(&n, args + 20, 4);
+  for (long i = 0; i < n && i < threads; i++) y[i] = a * x[i] + y[i];
+  launches++;
+}
 API int hipModuleLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                               unsigned shared, void* stream, void** params, void** extra) {
   NEED_DEVICE;
@@ -155,22 +174,71 @@ API int hipModuleLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, un
   const unsigned char* args = extra[1];
   size_t size = *(size_t*)extra[3];
   if (size != 24) return INVALID_VALUE;
+  Stream* s = stream;
+  if (s != NULL && s->capturing) {
+    if (s->graph->count == 64) return INVALID_VALUE;
+    s->graph->threads[s->graph->count] = (long)gx * bx;
+    memcpy(s->graph->args[s->graph->count++], args, 24);
+    logLine("capture axpy grid=%u,%u,%u", gx, gy, gz);
+    return OK;
+  }
   logLine("launch axpy grid=%u,%u,%u block=%u,%u,%u shared=%u stream=%s size=%zu", gx, gy, gz, bx, by, bz, shared,
           stream ? "yes" : "default", size);
-  float* y = *(float* const*)args;
-  const float* x = *(float* const*)(args + 8);
-  float a;
-  int32_t n;
-  memcpy(&a, args + 16, 4);
-  memcpy(&n, args + 20, 4);
-  for (long i = 0; i < n && i < (long)gx * bx; i++) y[i] = a * x[i] + y[i];
-  launches++;
+  axpy(args, (long)gx * bx);
   return OK;
 }
 typedef struct { int recorded; long at; } Event;
 API int hipStreamCreate(void** s) {
   NEED_DEVICE;
-  *s = malloc(1);
+  *s = calloc(1, sizeof(Stream));
+  return OK;
+}
+API int hipStreamCreateWithFlags(void** s, unsigned flags) {
+  NEED_DEVICE;
+  if (flags > 1) return INVALID_VALUE; /* hipStreamDefault or hipStreamNonBlocking */
+  *s = calloc(1, sizeof(Stream));
+  logLine("stream created flags=%u", flags);
+  return OK;
+}
+API int hipStreamBeginCapture(void* stream, int mode) {
+  Stream* s = stream;
+  if (s == NULL) return CAPTURE_UNSUPPORTED;
+  if (mode < 0 || mode > 2 || s->capturing) return INVALID_VALUE;
+  s->capturing = 1;
+  s->graph = calloc(1, sizeof(Graph));
+  logLine("begin capture mode=%d", mode);
+  return OK;
+}
+API int hipStreamEndCapture(void* stream, void** graph) {
+  Stream* s = stream;
+  if (s == NULL || !s->capturing) return ILLEGAL_STATE;
+  s->capturing = 0;
+  *graph = s->graph;
+  s->graph = NULL;
+  return OK;
+}
+API int hipGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long flags) {
+  if (graph == NULL || flags != 0) return INVALID_VALUE;
+  Graph* copy = malloc(sizeof(Graph));
+  memcpy(copy, graph, sizeof(Graph));
+  *exec = copy;
+  logLine("instantiate nodes=%d", copy->count);
+  return OK;
+}
+API int hipGraphLaunch(void* exec, void* stream) {
+  NEED_DEVICE;
+  Graph* g = exec;
+  logLine("graph launch nodes=%d stream=%s", g->count, stream ? "yes" : "default");
+  for (int i = 0; i < g->count; i++) axpy(g->args[i], g->threads[i]);
+  return OK;
+}
+API int hipGraphExecDestroy(void* exec) {
+  free(exec);
+  logLine("graph exec destroyed");
+  return OK;
+}
+API int hipGraphDestroy(void* graph) {
+  free(graph);
   return OK;
 }
 API int hipStreamDestroy(void* s) {

@@ -4,6 +4,11 @@
  * real driver checks where the addon's correctness depends on it (a current context, the
  * launch `extra` buffer protocol, the 48 KiB dynamic shared-memory limit without opt-in, JIT
  * logs), and runs the kernels of device/kernels.ll as C so results can be compared.
+ * Stream capture records launches into a graph that cuGraphLaunch replays through the same
+ * kernel code; like the driver, it refuses to capture the legacy default stream, and a
+ * default-stream launch while a blocking stream captures invalidates that capture. Setting
+ * MOCK_CUDA_FAIL_INSTANTIATE makes cuGraphInstantiateWithFlags fail (CUDA_ERROR_NOT_SUPPORTED).
+ * Built with -DMOCK_NO_GRAPHS it exports no graph entry points (a driver older than CUDA 11.4).
  * Every call of interest is appended to the file named by MOCK_CUDA_LOG.
  *   cc -shared -fPIC -O1 -o libmockcuda.so mock-libcuda.c
  */
@@ -18,7 +23,8 @@ typedef unsigned long long CUdeviceptr;
 
 #define API __attribute__((visibility("default")))
 enum { OK = 0, INVALID_VALUE = 1, NOT_INITIALIZED = 3, INVALID_DEVICE = 101, INVALID_CONTEXT = 201,
-       INVALID_PTX = 218, INVALID_HANDLE = 400, NOT_FOUND = 500, ILLEGAL_ADDRESS = 700 };
+       INVALID_PTX = 218, INVALID_HANDLE = 400, ILLEGAL_STATE = 401, NOT_FOUND = 500, ILLEGAL_ADDRESS = 700,
+       NOT_SUPPORTED = 801, CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901, CAPTURE_IMPLICIT = 906 };
 enum { OPTIN_MAX = 232448, DEFAULT_DYNAMIC_MAX = 49152 };
 
 static int initialized, contextRefs, liveAllocations;
@@ -55,6 +61,11 @@ API CUresult cuGetErrorName(CUresult r, const char** s) {
     case INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; return OK;
     case NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; return OK;
     case ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return OK;
+    case CAPTURE_IMPLICIT: *s = "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"; return OK;
+    case CAPTURE_INVALIDATED: *s = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"; return OK;
+    case CAPTURE_UNSUPPORTED: *s = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; return OK;
+    case NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; return OK;
+    case ILLEGAL_STATE: *s = "CUDA_ERROR_ILLEGAL_STATE"; return OK;
   }
   *s = NULL;
   return INVALID_VALUE;
@@ -70,6 +81,11 @@ API CUresult cuGetErrorString(CUresult r, const char** s) {
     case INVALID_HANDLE: *s = "invalid resource handle"; return OK;
     case NOT_FOUND: *s = "named symbol not found"; return OK;
     case ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; return OK;
+    case CAPTURE_IMPLICIT: *s = "operation would make the legacy stream depend on a capturing blocking stream"; return OK;
+    case CAPTURE_INVALIDATED: *s = "operation failed due to a previous error during capture"; return OK;
+    case CAPTURE_UNSUPPORTED: *s = "operation not permitted when stream is capturing"; return OK;
+    case NOT_SUPPORTED: *s = "operation not supported"; return OK;
+    case ILLEGAL_STATE: *s = "the operation is not permitted in the current state"; return OK;
   }
   *s = NULL;
   return INVALID_VALUE;
@@ -260,6 +276,19 @@ static float bf16(uint16_t bits) {
 }
 #define ARG(type, offset) (*(type*)(args + (offset)))
 
+/* A launch as a graph holds it: the function, its shape and a copy of its argument bytes. */
+typedef struct {
+  Function* f;
+  unsigned grid[3], block[3], shared;
+  size_t size;
+  unsigned char args[64];
+} Node;
+typedef struct { int count; Node nodes[1024]; } Graph;
+typedef struct { unsigned flags; int capturing, invalidated; Graph* graph; } Stream;
+static Stream* capturingStream; /* one capture at a time is all the addon makes */
+
+static CUresult runKernel(Function* f, unsigned gx, unsigned gy, unsigned bx, unsigned shared, const unsigned char* args);
+
 API CUresult cuLaunchKernel(void* handle, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, void* stream, void** params, void** extra) {
   NEED_CONTEXT;
@@ -284,8 +313,30 @@ API CUresult cuLaunchKernel(void* handle, unsigned gx, unsigned gy, unsigned gz,
   if (getenv("MOCK_CUDA_LOG")) {  // formatting costs microseconds: only when someone reads the log
     for (size_t i = 0; i < size && i < 64; i++) sprintf(hex + 2 * i, "%02x", args[i]);
   }
+  Stream* s = stream;
+  if (s == NULL && capturingStream != NULL && capturingStream->flags == 0) {
+    capturingStream->invalidated = 1; /* the legacy stream would have to wait on a capturing stream */
+    return CAPTURE_IMPLICIT;
+  }
+  if (s != NULL && s->capturing) {
+    Graph* g = s->graph;
+    if (g->count == 1024 || size > sizeof g->nodes[0].args) return INVALID_VALUE;
+    Node* n = &g->nodes[g->count++];
+    n->f = f;
+    n->grid[0] = gx, n->grid[1] = gy, n->grid[2] = gz;
+    n->block[0] = bx, n->block[1] = by, n->block[2] = bz;
+    n->shared = shared;
+    n->size = size;
+    if (size) memcpy(n->args, args, size);
+    logLine("capture %s grid=%u,%u,%u size=%zu", f->name, gx, gy, gz, size);
+    return OK;
+  }
   logLine("launch %s grid=%u,%u,%u block=%u,%u,%u shared=%u stream=%s size=%zu args=%s", f->name, gx, gy, gz, bx, by, bz,
           shared, stream ? "yes" : "default", size, hex);
+  return runKernel(f, gx, gy, bx, shared, args);
+}
+
+static CUresult runKernel(Function* f, unsigned gx, unsigned gy, unsigned bx, unsigned shared, const unsigned char* args) {
   launches++;
   if (strcmp(f->name, "ew") == 0) {
     float* y = ARG(float*, 0);
@@ -324,16 +375,89 @@ API CUresult cuLaunchKernel(void* handle, unsigned gx, unsigned gy, unsigned gz,
 typedef struct { int recorded; long at; } Event;
 API CUresult cuStreamCreate(void** s, unsigned flags) {
   NEED_CONTEXT;
-  if (flags != 0) return INVALID_VALUE;
-  *s = malloc(1);
+  if (flags > 1) return INVALID_VALUE; /* CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING */
+  Stream* stream = calloc(1, sizeof *stream);
+  stream->flags = flags;
+  *s = stream;
+  if (flags) logLine("stream created non-blocking");
   return OK;
 }
 API CUresult cuStreamDestroy_v2(void* s) {
   NEED_CONTEXT;
-  free(s);
+  Stream* stream = s;
+  if (stream->capturing) return ILLEGAL_STATE;
+  free(stream);
   logLine("stream destroyed");
   return OK;
 }
+
+#ifndef MOCK_NO_GRAPHS
+API CUresult cuStreamBeginCapture_v2(void* stream, int mode) {
+  NEED_CONTEXT;
+  Stream* s = stream;
+  if (s == NULL) return CAPTURE_UNSUPPORTED; /* the legacy stream cannot be captured */
+  if (mode < 0 || mode > 2) return INVALID_VALUE;
+  if (s->capturing || capturingStream) return ILLEGAL_STATE;
+  s->capturing = 1;
+  s->invalidated = 0;
+  s->graph = calloc(1, sizeof(Graph));
+  capturingStream = s;
+  logLine("begin capture mode=%d", mode);
+  return OK;
+}
+API CUresult cuStreamEndCapture(void* stream, void** graph) {
+  NEED_CONTEXT;
+  Stream* s = stream;
+  if (s == NULL || !s->capturing) return ILLEGAL_STATE;
+  s->capturing = 0;
+  capturingStream = NULL;
+  logLine("end capture nodes=%d%s", s->graph->count, s->invalidated ? " invalidated" : "");
+  if (s->invalidated) {
+    free(s->graph);
+    s->graph = NULL;
+    *graph = NULL;
+    return CAPTURE_INVALIDATED;
+  }
+  *graph = s->graph;
+  s->graph = NULL;
+  return OK;
+}
+API CUresult cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long flags) {
+  NEED_CONTEXT;
+  if (graph == NULL || flags != 0) return INVALID_VALUE;
+  if (getenv("MOCK_CUDA_FAIL_INSTANTIATE")) return NOT_SUPPORTED;
+  Graph* copy = malloc(sizeof(Graph)); /* an executable graph does not depend on its graph */
+  memcpy(copy, graph, sizeof(Graph));
+  *exec = copy;
+  logLine("instantiate nodes=%d", copy->count);
+  return OK;
+}
+API CUresult cuGraphLaunch(void* exec, void* stream) {
+  NEED_CONTEXT;
+  Graph* g = exec;
+  if (g == NULL) return INVALID_VALUE;
+  if (capturingStream != NULL) return CAPTURE_UNSUPPORTED;
+  logLine("graph launch nodes=%d stream=%s", g->count, stream ? "yes" : "default");
+  for (int i = 0; i < g->count; i++) {
+    Node* n = &g->nodes[i];
+    CUresult r = runKernel(n->f, n->grid[0], n->grid[1], n->block[0], n->shared, n->args);
+    if (r != OK) return r;
+  }
+  return OK;
+}
+API CUresult cuGraphExecDestroy(void* exec) {
+  NEED_CONTEXT;
+  free(exec);
+  logLine("graph exec destroyed");
+  return OK;
+}
+API CUresult cuGraphDestroy(void* graph) {
+  NEED_CONTEXT;
+  free(graph);
+  logLine("graph destroyed");
+  return OK;
+}
+#endif
 API CUresult cuStreamSynchronize(void* s) {
   NEED_CONTEXT;
   (void)s;

@@ -19,10 +19,11 @@ export interface MockLibrary {
   remove(): void;
 }
 
-export function buildMockLibrary(source: 'mock-libcuda.c' | 'mock-libamdhip64.c', logVariable: 'MOCK_CUDA_LOG' | 'MOCK_HIP_LOG'): MockLibrary {
+/** `defines`: preprocessor symbols for the stand-in (e.g. MOCK_NO_GRAPHS: a driver without graph entry points). */
+export function buildMockLibrary(source: 'mock-libcuda.c' | 'mock-libamdhip64.c', logVariable: 'MOCK_CUDA_LOG' | 'MOCK_HIP_LOG', defines: readonly string[] = []): MockLibrary {
   const dir = mkdtempSync(join(tmpdir(), `rocke-${source.replace(/\.c$/, '')}-`));
   const path = join(dir, source.replace(/\.c$/, '.so'));
-  execFileSync('cc', ['-shared', '-fPIC', '-O1', '-o', path, join(import.meta.dirname, source)]);
+  execFileSync('cc', ['-shared', '-fPIC', '-O1', ...defines.map((d) => `-D${d}`), '-o', path, join(import.meta.dirname, source)]);
   const logPath = join(dir, 'calls.log');
   writeFileSync(logPath, '');
   process.env[logVariable] = logPath;
