@@ -25,8 +25,10 @@ export interface FakeBindingOptions {
   readonly functionAttributes?: Readonly<Record<string, Partial<NativeFunctionAttributes>>>;
   /** When set, deviceCount fails with this runtime message (a driver with no usable GPU). */
   readonly deviceCountError?: string;
-  /** Milliseconds elapsedMs counts per launch between two events. Default 0.001. */
+  /** Milliseconds elapsedMs counts per launch between two events (a graph's launches count each). Default 0.001. */
   readonly msPerLaunch?: number;
+  /** false: the "library" lacks the graph entry points (capture throws GpuFeatureUnavailableError). Default true. */
+  readonly graphs?: boolean;
 }
 
 /** A recorded launch. */
@@ -36,6 +38,8 @@ export interface FakeLaunch {
   readonly block: readonly [number, number, number];
   readonly sharedBytes: number;
   readonly onStream: boolean;
+  /** True when it ran as part of a graph launch (it was captured earlier). */
+  readonly inGraph: boolean;
   readonly kernargs: Uint8Array;
 }
 
@@ -69,6 +73,22 @@ interface FakeDevice {
   kind: 'device';
   info: NativeDeviceInfo;
   closed: boolean;
+  /** While capturing: the launches captured so far. */
+  capture: FakeNode[] | undefined;
+}
+/** A captured launch: what a graph replays. */
+interface FakeNode {
+  fn: FakeFunction;
+  grid: readonly [number, number, number];
+  block: readonly [number, number, number];
+  sharedBytes: number;
+  kernargs: Uint8Array;
+}
+interface FakeGraph {
+  kind: 'graph';
+  device: FakeDevice;
+  nodes: readonly FakeNode[];
+  destroyed: boolean;
 }
 interface FakeBuffer {
   kind: 'buffer';
@@ -98,7 +118,7 @@ interface FakeEvent {
   destroyed: boolean;
   recordedAt: number | undefined;
 }
-type FakeObject = FakeDevice | FakeBuffer | FakeModule | FakeFunction | FakeStream | FakeEvent;
+type FakeObject = FakeDevice | FakeBuffer | FakeModule | FakeFunction | FakeStream | FakeEvent | FakeGraph;
 
 function runtimeError(backend: BackendName, api: string, code: number, errorName: string, message: string, log?: string): Error {
   return Object.assign(new Error(`${api} failed: ${errorName} (${message})`), {
@@ -119,7 +139,9 @@ function usageError(message: string): Error {
  * An in-memory NativeBinding for tests without a GPU. It behaves like the addon where the
  * TypeScript layer can observe it (handles, freed/closed checks, range checks, error shapes)
  * and runs optional JavaScript kernel bodies over its fake memory. PTX text containing
- * `ptx-error: <text>` fails to load with `<text>` as the JIT log, as a bad PTX would.
+ * `ptx-error: <text>` fails to load with `<text>` as the JIT log, as a bad PTX would. Graph
+ * capture records the device's launches without running them; a graph launch runs them in
+ * order (each recorded in `launches` with `inGraph`), and the fake clock advances per launch.
  */
 export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding {
   const backend = options.backend ?? 'cuda';
@@ -132,6 +154,11 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
   let nextAddress = 0x7f00_0000_0000n;
   let launchCount = 0;
   const api = (cuda: string, hip: string) => (backend === 'cuda' ? cuda : hip);
+  const graphSymbols = api(
+    'cuStreamBeginCapture_v2, cuStreamEndCapture, cuGraphInstantiateWithFlags, cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy',
+    'hipStreamCreateWithFlags, hipStreamBeginCapture, hipStreamEndCapture, hipGraphInstantiateWithFlags, hipGraphLaunch, hipGraphExecDestroy, hipGraphDestroy',
+  );
+  const graphMissing = options.graphs === false ? graphSymbols : '';
 
   function expect<K extends FakeObject['kind']>(value: unknown, kind: K): Extract<FakeObject, { kind: K }> {
     if (typeof value !== 'object' || value === null || (value as FakeObject).kind !== kind) {
@@ -152,9 +179,25 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       (any.kind === 'buffer' && any.freed) ||
       (any.kind === 'module' && any.unloaded) ||
       (any.kind === 'function' && any.module.unloaded) ||
-      ((any.kind === 'stream' || any.kind === 'event') && any.destroyed);
+      ((any.kind === 'stream' || any.kind === 'event' || any.kind === 'graph') && any.destroyed);
     if (gone) throw usageError(`the ${kind} is no longer usable`);
     return object;
+  }
+  function requireGraphs(): void {
+    if (graphMissing !== '') {
+      throw Object.assign(new Error(`graph capture is not available: the loaded ${backend} library does not export ${graphMissing}`), { rockeBackend: backend, rockeMissingSymbols: graphMissing });
+    }
+  }
+  /** Runs one launch: records it, advances the clock, runs the body. */
+  function run(fn: FakeFunction, grid: readonly [number, number, number], block: readonly [number, number, number], sharedBytes: number, onStream: boolean, inGraph: boolean, kernargs: Uint8Array): void {
+    const record: FakeLaunch = { name: fn.name, grid, block, sharedBytes, onStream, inGraph, kernargs: kernargs.slice() };
+    launches.push(record);
+    launchCount++;
+    const body = kernels[fn.name];
+    if (body) {
+      const args = new DataView(record.kernargs.buffer);
+      body({ name: fn.name, grid: record.grid, block: record.block, sharedBytes, args, memory });
+    }
   }
   function openDeviceOf(value: unknown): FakeDevice {
     const device = expect(value, 'device');
@@ -199,11 +242,13 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
     openDevice(_which, index): NativeHandle {
       const info = devices[index];
       if (!info) throw runtimeError(backend, api('cuDeviceGet', 'hipSetDevice'), 101, api('CUDA_ERROR_INVALID_DEVICE', 'hipErrorInvalidDevice'), 'invalid device ordinal');
-      const device: FakeDevice = { kind: 'device', info, closed: false };
+      const device: FakeDevice = { kind: 'device', info, closed: false, capture: undefined };
       return device;
     },
     closeDevice(handle) {
-      expect(handle, 'device').closed = true;
+      const device = expect(handle, 'device');
+      device.closed = true;
+      device.capture = undefined; // closing discards a capture in progress
     },
     synchronize(handle) {
       openDeviceOf(handle);
@@ -268,14 +313,13 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
         const s = live(stream, 'stream');
         if (s.device !== fn.module.device) throw usageError('the stream belongs to another device');
       }
-      const record: FakeLaunch = { name: fn.name, grid: [gx, gy, gz], block: [bx, by, bz], sharedBytes, onStream: stream !== null, kernargs: kernargs.slice() };
-      launches.push(record);
-      launchCount++;
-      const body = kernels[fn.name];
-      if (body) {
-        const args = new DataView(record.kernargs.buffer);
-        body({ name: fn.name, grid: record.grid, block: record.block, sharedBytes, args, memory });
+      const { capture } = fn.module.device;
+      if (capture) {
+        if (stream !== null) throw usageError('while a graph is being captured, launches take no stream (they go to the capture stream)');
+        capture.push({ fn, grid: [gx, gy, gz], block: [bx, by, bz], sharedBytes, kernargs: kernargs.slice() });
+        return;
       }
+      run(fn, [gx, gy, gz], [bx, by, bz], sharedBytes, stream !== null, false, kernargs);
     },
     createStream(handle) {
       const stream: FakeStream = { kind: 'stream', device: openDeviceOf(handle), destroyed: false };
@@ -309,6 +353,38 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
         throw runtimeError(backend, api('cuEventElapsedTime', 'hipEventElapsedTime'), 400, api('CUDA_ERROR_INVALID_HANDLE', 'hipErrorInvalidHandle'), 'invalid resource handle');
       }
       return (end.recordedAt - start.recordedAt) * msPerLaunch;
+    },
+    graphSupport(which) {
+      if (which !== backend) throw usageError('the backend is not loaded; call load() first');
+      return { supported: graphMissing === '', missing: graphMissing };
+    },
+    beginCapture(handle) {
+      const device = openDeviceOf(handle);
+      if (device.capture) throw usageError('a graph capture is already in progress on this device');
+      requireGraphs();
+      device.capture = [];
+    },
+    endCapture(handle) {
+      const device = openDeviceOf(handle);
+      if (!device.capture) throw usageError('no graph capture is in progress on this device');
+      const graph: FakeGraph = { kind: 'graph', device, nodes: device.capture, destroyed: false };
+      device.capture = undefined;
+      return graph;
+    },
+    abortCapture(handle) {
+      expect(handle, 'device').capture = undefined;
+    },
+    launchGraph(handle, stream) {
+      const graph = live(handle, 'graph');
+      if (graph.device.capture) throw usageError('a graph cannot be launched while a graph is being captured');
+      if (stream !== null) live(stream, 'stream');
+      for (const n of graph.nodes) {
+        live(n.fn, 'function'); // a graph of an unloaded module would fault on the GPU
+        run(n.fn, n.grid, n.block, n.sharedBytes, stream !== null, true, n.kernargs);
+      }
+    },
+    destroyGraph(handle) {
+      expect(handle, 'graph').destroyed = true;
     },
   };
   // Each method records its own name before it runs, so `calls` cannot drift from the API.

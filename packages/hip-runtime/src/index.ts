@@ -8,7 +8,7 @@ declare const __PACKAGE_VERSION__: string;
 export const VERSION: string = __PACKAGE_VERSION__;
 
 export type { BackendName, LoadAttempt, RuntimeFailure } from './errors.js';
-export { GpuRuntimeError, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
+export { GpuFeatureUnavailableError, GpuRuntimeError, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
 
 export type {
   DeviceAddressable,
@@ -26,13 +26,14 @@ export { KERNARG_TYPE_SIZE, kernargLayout, packKernargs, sameKernargTypes, unpac
 export type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeHandle, NativeLoadResult } from './binding.js';
 export { ADDON_FILE, addonCandidates, getBinding, LIBRARY_ENV, libraryCandidates, NATIVE_ABI_VERSION } from './binding.js';
 
-export type { BackendChoice, DeviceInfo, Dim3, LaunchArgs, LaunchOptions, OpenDeviceOptions, RuntimeOptions, RuntimeProbe } from './runtime.js';
+export type { BackendChoice, DeviceInfo, Dim3, GraphSupport, LaunchArgs, LaunchOptions, OpenDeviceOptions, RuntimeOptions, RuntimeProbe } from './runtime.js';
 export {
   Device,
   DeviceBuffer,
   DeviceView,
   elapsedMs,
   GpuEvent,
+  Graph,
   KernelFunction,
   launch,
   Module,

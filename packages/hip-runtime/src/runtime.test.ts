@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GpuRuntimeError, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
+import { GpuFeatureUnavailableError, GpuRuntimeError, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
 import type { FakeKernel } from './fake-binding.js';
 import { createFakeBinding } from './fake-binding.js';
 import type { KernargSignature } from './kernargs.js';
@@ -307,5 +307,109 @@ describe('modules, streams and events', () => {
     const binding = createFakeBinding({ backend: 'hip', kernels: {} });
     const module = openDevice({ binding, env: {} }).loadModule(new Uint8Array([0x7f, 0x45, 0x4c, 0x46]));
     expect(() => module.getFunction('k')).toThrow(/^hipModuleGetFunction failed: hipErrorNotFound \(named symbol not found\) \[hip error 500\]$/);
+  });
+});
+
+describe('graph capture and replay (fake binding)', () => {
+  it('captures launches without running them; one graph launch replays them in order, timed by events around it', () => {
+    const { device, module, binding } = setup({ msPerLaunch: 0.25 });
+    const fn = module.getFunction('axpy', axpySignature);
+    const x = device.upload(Float32Array.of(1, 2, 3, 4));
+    const y = device.upload(new Float32Array(4));
+    const graph = device.captureGraph(() => {
+      expect(device.capturing).toBe(true);
+      fn.launch(1, 4, { y, x, a: 2, n: 4 });
+      fn.launch(1, 4, { y, x, a: 0.5, n: 3 });
+    });
+    expect(device.capturing).toBe(false);
+    expect(graph.launches).toBe(2);
+    expect(binding.launches).toHaveLength(0); // captured, not run
+    expect([...y.read(new Float32Array(4))]).toEqual([0, 0, 0, 0]);
+    const start = device.createEvent().record();
+    graph.launch();
+    graph.launch();
+    const end = device.createEvent().record();
+    end.synchronize();
+    expect(elapsedMs(start, end)).toBe(1); // 4 launches at 0.25 ms
+    expect([...y.read(new Float32Array(4))]).toEqual([5, 10, 15, 16]); // (2 + 0.5) * x twice, the last element only by the first launch
+    expect(binding.launches.map((l) => [l.inGraph, l.onStream, new DataView(l.kernargs.buffer).getFloat32(16, true)])).toEqual([
+      [true, false, 2],
+      [true, false, 0.5],
+      [true, false, 2],
+      [true, false, 0.5],
+    ]);
+    expect(binding.calls.filter((c) => c === 'launchGraph')).toHaveLength(2);
+    graph.destroy();
+    graph.destroy();
+    expect(graph.destroyed).toBe(true);
+    expect(() => graph.launch()).toThrow(/graph was destroyed/);
+  });
+
+  it('an error inside the body ends the capture, rethrows, and leaves the device usable', () => {
+    const { device, module, binding } = setup();
+    const fn = module.getFunction('empty', []);
+    const boom = new Error('boom');
+    expect(() =>
+      device.captureGraph(() => {
+        fn.launch(1, 1, []);
+        throw boom;
+      }),
+    ).toThrow(boom);
+    expect(device.capturing).toBe(false);
+    expect(binding.calls.slice(-2)).toEqual(['launch', 'abortCapture']);
+    fn.launch(1, 1, []); // runs again
+    expect(binding.launches).toHaveLength(1);
+    expect(binding.launches[0]!.inGraph).toBe(false);
+    const graph = device.captureGraph(() => fn.launch(1, 1, []));
+    expect(graph.launches).toBe(1);
+  });
+
+  it('only launches may run inside the body, without a stream; captures do not nest and the body is synchronous', () => {
+    const { device, module } = setup();
+    const fn = module.getFunction('empty', []);
+    const buffer = device.alloc(16);
+    const event = device.createEvent();
+    const stream = device.createStream();
+    const inside = (what: () => unknown) => () => device.captureGraph(() => void what());
+    expect(inside(() => fn.launch(1, 1, [], { stream }))).toThrow(/launches inside captureGraph take no stream/);
+    expect(inside(() => device.alloc(4))).toThrow(/alloc is not allowed inside captureGraph/);
+    expect(inside(() => buffer.read(new Uint8Array(4)))).toThrow(/read is not allowed inside captureGraph/);
+    expect(inside(() => buffer.fill(0))).toThrow(GpuUsageError);
+    expect(inside(() => event.record())).toThrow(/event record is not allowed/);
+    expect(inside(() => device.synchronize())).toThrow(/synchronize is not allowed/);
+    expect(inside(() => device.captureGraph(() => {}))).toThrow(/does not nest/);
+    expect(() => device.captureGraph((async () => fn.launch(1, 1, [])) as never)).toThrow(/synchronous body/);
+    expect(device.capturing).toBe(false);
+    buffer.fill(1); // each failed capture was ended
+  });
+
+  it('a library without the graph entry points: a typed error naming them, everything else works', () => {
+    const { device, module, binding } = setup({ graphs: false });
+    expect(device.graphSupport()).toEqual({ supported: false, missingSymbols: expect.arrayContaining(['cuStreamBeginCapture_v2', 'cuGraphLaunch']) });
+    const fn = module.getFunction('empty', []);
+    let error: unknown;
+    try {
+      device.captureGraph(() => fn.launch(1, 1, []));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GpuFeatureUnavailableError);
+    expect(error).toMatchObject({ backend: 'cuda', message: expect.stringContaining('does not export cuStreamBeginCapture_v2') });
+    expect((error as GpuFeatureUnavailableError).missingSymbols).toContain('cuGraphInstantiateWithFlags');
+    expect(device.capturing).toBe(false);
+    fn.launch(1, 1, []);
+    expect(binding.launches).toHaveLength(1);
+    expect(setup().device.graphSupport()).toEqual({ supported: true, missingSymbols: [] });
+  });
+
+  it('closing the device releases its graphs; a graph cannot launch inside a capture', () => {
+    const { device, module } = setup();
+    const fn = module.getFunction('empty', []);
+    const graph = device.captureGraph(() => fn.launch(1, 1, []));
+    expect(() => device.captureGraph(() => graph.launch())).toThrow(/graph launch is not allowed inside captureGraph/);
+    device.close();
+    expect(graph.destroyed).toBe(true);
+    expect(() => graph.launch()).toThrow(GpuUsageError);
+    graph.destroy(); // a no-op after close
   });
 });

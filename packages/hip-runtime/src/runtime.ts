@@ -45,8 +45,14 @@ export type Dim3 = number | readonly [number] | readonly [number, number] | read
 export interface LaunchOptions {
   /** Dynamic shared memory (LDS) in bytes; default 0. Above 48 KiB NVIDIA needs (and gets) an opt-in. */
   readonly sharedBytes?: number;
-  /** Stream to launch on; default: the device's default stream. */
+  /** Stream to launch on; default: the device's default stream. Not allowed inside captureGraph. */
   readonly stream?: Stream | null;
+}
+
+/** Whether the device's runtime library can capture graphs, and which entry points it lacks if not. */
+export interface GraphSupport {
+  readonly supported: boolean;
+  readonly missingSymbols: readonly string[];
 }
 
 /** Kernel arguments for a launch: values for the function's signature, or a packed buffer. */
@@ -213,6 +219,8 @@ export class Device {
   readonly info: DeviceInfo;
   readonly #binding: NativeBinding;
   #closed = false;
+  /** Set while captureGraph runs its body: the launches captured so far. */
+  #capture: { launches: number } | undefined;
 
   /** @internal Use openDevice(). */
   constructor(binding: NativeBinding, handle: NativeHandle, info: DeviceInfo) {
@@ -242,8 +250,22 @@ export class Device {
     if (this.#closed) throw new GpuUsageError(`the ${this.info.backend} device ${this.info.index} (${this.info.name}) is closed`);
   }
 
+  /** True while a captureGraph body runs. */
+  get capturing(): boolean {
+    return this.#capture !== undefined;
+  }
+
+  /**
+   * @internal Throws GpuUsageError while a graph is captured: only launches can be captured, and
+   * the runtimes reject (and invalidate the capture on) copies, allocations, frees and syncs.
+   */
+  assertNotCapturing(what: string): void {
+    if (this.#capture) throw new GpuUsageError(`${what} is not allowed inside captureGraph: only launches are captured`);
+  }
+
   /** Allocates `bytes` of device memory (uninitialised). */
   alloc(bytes: number): DeviceBuffer {
+    this.assertNotCapturing('alloc');
     const size = requireInteger(bytes, 'allocation size', 1, Number.MAX_SAFE_INTEGER);
     const { handle, address } = callNative(() => this.binding.alloc(handleOf(this), size));
     return new DeviceBuffer(this, handle, address, size);
@@ -264,6 +286,7 @@ export class Device {
   loadModule(image: ArrayBufferView | string): Module {
     const bytes = typeof image === 'string' ? new TextEncoder().encode(image) : bytesOf(image, 'module image');
     if (bytes.byteLength === 0) throw new GpuUsageError('module image is empty');
+    this.assertNotCapturing('loadModule');
     const handle = callNative(() => this.binding.loadModule(handleOf(this), bytes));
     return new Module(this, handle);
   }
@@ -309,9 +332,58 @@ export class Device {
           `(${info.maxSharedPerBlockOptin} per block, ${fn.attributes.staticSharedBytes} static)`,
       );
     }
+    if (this.#capture && options.stream !== undefined && options.stream !== null) {
+      throw new GpuUsageError('launches inside captureGraph take no stream: they are captured on the capture stream');
+    }
     const stream = streamHandleOf(options.stream, this);
     const packed = this.packFor(fn, args);
     callNative(() => this.#binding.launch(handleOf(fn), g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, packed.bytes));
+    if (this.#capture) this.#capture.launches++;
+  }
+
+  /** Whether this device's runtime library exports the graph entry points (CUDA 11.4+ drivers, HIP 6). */
+  graphSupport(): GraphSupport {
+    const { supported, missing } = callNative(() => this.binding.graphSupport(this.info.backend));
+    return Object.freeze({ supported, missingSymbols: Object.freeze(missing.split(', ').filter((n) => n !== '')) });
+  }
+
+  /**
+   * Captures the launches `body` issues on this device into a graph instead of running them
+   * (stream capture on a non-blocking stream the addon creates: the default stream cannot be
+   * captured), instantiates it and returns it; `graph.launch()` replays them all as one launch.
+   * Inside `body` only launches are allowed (without a stream option; copies, allocations,
+   * syncs and event records throw GpuUsageError), and `body` must be synchronous. When `body`
+   * throws, the capture is ended and discarded and the error rethrown: the device stays usable.
+   * Throws GpuFeatureUnavailableError when the runtime library lacks the graph entry points.
+   */
+  captureGraph(body: () => void): Graph {
+    this.assertOpen();
+    if (this.#capture) throw new GpuUsageError('captureGraph does not nest: a capture is already in progress');
+    if (typeof body !== 'function') throw new GpuUsageError('captureGraph needs a function that issues the launches');
+    callNative(() => this.#binding.beginCapture(handleOf(this)));
+    const capture = { launches: 0 };
+    this.#capture = capture;
+    let result: unknown;
+    try {
+      result = body();
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+        throw new GpuUsageError('captureGraph needs a synchronous body: launches issued after it returned would not be captured');
+      }
+    } catch (error) {
+      this.#capture = undefined;
+      if (!this.#closed) {
+        try {
+          this.#binding.abortCapture(handleOf(this));
+        } catch {
+          // the body's error is the one to report
+        }
+      }
+      throw error;
+    }
+    this.#capture = undefined;
+    this.assertOpen(); // closed by the body: closing discarded the capture
+    const handle = callNative(() => this.#binding.endCapture(handleOf(this)));
+    return new Graph(this, handle, capture.launches);
   }
 
   private packFor(fn: KernelFunction, args: LaunchArgs): PackedKernargs {
@@ -344,6 +416,7 @@ export class Device {
 
   /** Waits until all work on the device has finished. */
   synchronize(): void {
+    this.assertNotCapturing('synchronize');
     callNative(() => this.binding.synchronize(handleOf(this)));
   }
 
@@ -359,7 +432,7 @@ export class Device {
 }
 
 /**
- * What buffers, modules, streams and events share: an owning device, a native handle, and a
+ * What buffers, modules, streams, events and graphs share: an owning device, a native handle, and a
  * release that runs once and not at all after the device closed (closing released everything).
  */
 abstract class DeviceObject {
@@ -430,6 +503,7 @@ export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
   /** Copies host data (any typed array or DataView, honouring its byteOffset) to `byteOffset`. */
   write(data: ArrayBufferView, byteOffset = 0): this {
     this.assertLive();
+    this.device.assertNotCapturing('write');
     const bytes = bytesOf(data, 'write source');
     this.range(byteOffset, bytes.byteLength, 'write');
     callNative(() => this.device.binding.copyToDevice(handleOf(this), byteOffset, bytes));
@@ -439,6 +513,7 @@ export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
   /** Copies device bytes from `byteOffset` into `target` (its full byteLength); returns `target`. */
   read<T extends ArrayBufferView>(target: T, byteOffset = 0): T {
     this.assertLive();
+    this.device.assertNotCapturing('read');
     const bytes = bytesOf(target, 'read target');
     this.range(byteOffset, bytes.byteLength, 'read');
     callNative(() => this.device.binding.copyFromDevice(handleOf(this), byteOffset, bytes));
@@ -448,6 +523,7 @@ export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
   /** Sets `byteLength` bytes from `byteOffset` to `value` (0-255); default: the whole buffer. */
   fill(value: number, byteOffset = 0, byteLength = this.byteLength - byteOffset): this {
     this.assertLive();
+    this.device.assertNotCapturing('fill');
     requireInteger(value, 'fill value', 0, 255);
     requireInteger(byteLength, 'fill byte length', 0, Number.MAX_SAFE_INTEGER);
     this.range(byteOffset, byteLength, 'fill');
@@ -458,6 +534,7 @@ export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
   /** Copies `byteLength` bytes from `source` (same device) at `sourceOffset` to `byteOffset` here. */
   copyFrom(source: DeviceBuffer, byteOffset = 0, sourceOffset = 0, byteLength = Math.min(this.byteLength - byteOffset, source.byteLength - sourceOffset)): this {
     this.assertLive();
+    this.device.assertNotCapturing('copyFrom');
     if (!(source instanceof DeviceBuffer)) throw new GpuUsageError('copyFrom needs a DeviceBuffer');
     if (source.device !== this.device) throw new GpuUsageError('copyFrom: the source buffer belongs to another device');
     source.assertLive();
@@ -478,6 +555,7 @@ export class DeviceBuffer extends DeviceObject implements DeviceAddressable {
 
   /** Frees the memory now. Freeing twice is a no-op; any other use afterwards throws. */
   free(): void {
+    if (!this.released) this.device.assertNotCapturing('free');
     this.releaseOnce((binding, handle) => binding.free(handle));
   }
 }
@@ -532,6 +610,7 @@ export class Module extends DeviceObject {
 
   /** Unloads the module; its functions can no longer be launched. Unloading twice is a no-op. */
   unload(): void {
+    if (!this.released) this.device.assertNotCapturing('unload');
     this.releaseOnce((binding, handle) => binding.unloadModule(handle));
   }
 }
@@ -574,6 +653,7 @@ export class Stream extends DeviceObject {
   /** Waits until the stream's work has finished. */
   synchronize(): void {
     this.assertLive();
+    this.device.assertNotCapturing('stream synchronize');
     callNative(() => this.device.binding.synchronizeStream(handleOf(this)));
   }
 
@@ -597,6 +677,7 @@ export class GpuEvent extends DeviceObject {
   /** Records the event on `stream` (default: the default stream). */
   record(stream?: Stream | null): this {
     this.assertLive();
+    this.device.assertNotCapturing('event record');
     const streamHandle = streamHandleOf(stream, this.device);
     callNative(() => this.device.binding.recordEvent(handleOf(this), streamHandle));
     return this;
@@ -605,6 +686,7 @@ export class GpuEvent extends DeviceObject {
   /** Waits until the work before the event's record has finished. */
   synchronize(): void {
     this.assertLive();
+    this.device.assertNotCapturing('event synchronize');
     callNative(() => this.device.binding.synchronizeEvent(handleOf(this)));
   }
 
@@ -614,10 +696,51 @@ export class GpuEvent extends DeviceObject {
   }
 }
 
+/**
+ * An instantiated graph of captured launches (device.captureGraph). One launch() replays them
+ * all, in capture order, as a single runtime launch.
+ */
+export class Graph extends DeviceObject {
+  /** Kernel launches the graph holds. */
+  readonly launches: number;
+
+  /** @internal Use device.captureGraph(). */
+  constructor(device: Device, handle: NativeHandle, launches: number) {
+    super(device, handle);
+    this.launches = launches;
+  }
+
+  /** True after destroy() or after the device was closed. */
+  get destroyed(): boolean {
+    return this.released;
+  }
+
+  protected releasedMessage(): string {
+    return 'the graph was destroyed';
+  }
+
+  /**
+   * Enqueues the whole graph on `stream` (default: the default stream, where events record by
+   * default, so two events around it time the graph's launches back to back).
+   */
+  launch(stream?: Stream | null): void {
+    this.assertLive();
+    this.device.assertNotCapturing('graph launch');
+    const streamHandle = streamHandleOf(stream, this.device);
+    callNative(() => this.device.binding.launchGraph(handleOf(this), streamHandle));
+  }
+
+  /** Destroys the executable graph. Destroying twice is a no-op. */
+  destroy(): void {
+    this.releaseOnce((binding, handle) => binding.destroyGraph(handle));
+  }
+}
+
 /** Milliseconds between two recorded and completed events of one device. */
 export function elapsedMs(start: GpuEvent, end: GpuEvent): number {
   if (!(start instanceof GpuEvent) || !(end instanceof GpuEvent)) throw new GpuUsageError('elapsedMs needs two GpuEvents');
   if (start.device !== end.device) throw new GpuUsageError('elapsedMs: the events belong to different devices');
+  start.device.assertNotCapturing('elapsedMs');
   start.assertLive();
   end.assertLive();
   return callNative(() => start.device.binding.elapsedMs(handleOf(start), handleOf(end)));
