@@ -34,8 +34,8 @@ export interface CandidateResult {
   medianMs?: number;
   minMs?: number;
   inner?: number;
-  /** How the repetitions were timed (see timePlan). */
-  timing?: 'spin' | 'plain';
+  /** How the repetitions were timed (see timePlan): `graph` as cudnn_baseline.py times cuDNN. */
+  timing?: 'graph' | 'spin' | 'plain';
   /** Set when planning, loading or running failed; such a candidate is never ranked. */
   error?: string;
   /** Set when the bench's time or count cap stopped before this candidate. */
@@ -79,7 +79,7 @@ export interface ShapeBenchOptions extends TimingOptions {
   inputs?: { x: Uint16Array; w: Uint16Array };
   /** Read back y of the best candidate (rocke run). */
   keepOutput?: boolean;
-  /** false: time without the spin kernel (see timePlan). */
+  /** false: time without the spin kernel (see timePlan; with graphs it is only the fallback). */
   spinKernel?: boolean;
   /** Candidates not to run, with the reason (e.g. they killed the GPU context in an earlier process). */
   exclude?: ReadonlyMap<string, string>;
@@ -192,6 +192,17 @@ export async function benchShape(
 
   const spin = options.spinKernel === false ? undefined : loadSpinKernel(device);
   if (!spin && options.spinKernel !== false && device.info.backend === 'cuda') notes.push('the spin kernel did not load: repetitions are timed as the host launches them');
+  // Graph timing unless asked not to; after the first capture that cannot be used, the rest of the
+  // shape is timed by the fallback (no repeated failing captures; `timing` says which per candidate).
+  let graphs = options.graphs !== false;
+  const timeOf = (ready: ReturnType<typeof prepare>) => {
+    const t = timePlan(device, ready, { ...options, spin, graphs });
+    if (t.graphFallback !== undefined && graphs) {
+      graphs = false;
+      notes.push(`timed with the ${t.method} method instead of a graph: ${t.graphFallback}`);
+    }
+    return t;
+  };
   const maxCandidates = options.maxCandidates ?? 40;
   const budgetMs = options.budgetMs ?? 20_000;
   const prepared = new Map<string, ReturnType<typeof prepare>>();
@@ -219,7 +230,7 @@ export async function benchShape(
         let fastest: { ready: ReturnType<typeof prepare>; t: ReturnType<typeof timePlan> } | undefined;
         for (const trial of p.trialPlans!) {
           const ready = prepare(p.spec!, trial.splits, entry);
-          const t = timePlan(device, ready, { ...options, spin });
+          const t = timeOf(ready);
           if (trial.splits !== undefined) (r.splitTimes ??= []).push({ splits: trial.splits, medianMs: t.medianMs });
           if (!fastest || t.medianMs < fastest.t.medianMs) fastest = { ready, t };
         }
@@ -278,7 +289,7 @@ export async function benchShape(
     if (best && (best.launches ?? 1) > 1 && !contextLost) {
       const ready = prepared.get(best.kernelName)!;
       try {
-        best.roleMs = (['conv', 'reduce'] as const).map((role) => ({ role, medianMs: timePlan(device, { ...ready, launches: ready.launches.filter((l) => l.role === role) }, { ...options, spin }).medianMs }));
+        best.roleMs = (['conv', 'reduce'] as const).map((role) => ({ role, medianMs: timeOf({ ...ready, launches: ready.launches.filter((l) => l.role === role) }).medianMs }));
         log(`  best alone: ${best.roleMs.map((x) => `${x.role} ${(x.medianMs * 1000).toFixed(1)} us`).join(', ')}; together ${(best.medianMs! * 1000).toFixed(1)} us`);
       } catch (err) {
         notes.push(`timing the best plan's launches alone failed: ${message(err)}`);

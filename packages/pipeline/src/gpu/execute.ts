@@ -1,5 +1,5 @@
 import { kernargTable, plan as planConv, type BufferName, type KernargValue, type LaunchPlan, type Problem, type Spec } from '@rocke/conv-direct';
-import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
+import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type Graph, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
 import { KERNARG_TABLE as REDUCE_KERNARGS, planReduce, type SplitReduceSpec } from '@rocke/split-reduce';
 
 /** The device buffers a conv plan binds (ws only for split_c). */
@@ -125,8 +125,14 @@ export interface PlanTiming {
   /** Back-to-back executions between the two events of one repetition. */
   inner: number;
   reps: number;
-  /** `spin`: each repetition queued behind the spin kernel (GPU time); `plain`: launched as the host goes. */
-  method: 'spin' | 'plain';
+  /**
+   * `graph`: each repetition is one launch of a captured graph of `inner` executions (how
+   * cudnn_baseline.py times cuDNN); `spin`: each repetition queued behind the spin kernel (GPU
+   * time); `plain`: launched as the host goes.
+   */
+  method: 'graph' | 'spin' | 'plain';
+  /** Why graph timing was asked for but not used (capture unavailable or failed): the method is the fallback. */
+  graphFallback?: string;
 }
 
 /** Options of {@link timePlan}. */
@@ -140,19 +146,28 @@ export interface TimingOptions {
   maxInner?: number;
   /** The spin kernel ({@link loadSpinKernel}); without it repetitions are launched as the host goes. */
   spin?: KernelFunction | undefined;
+  /** Time each repetition as one launch of a captured graph when the device can capture (default true); the spin kernel is the fallback. */
+  graphs?: boolean;
 }
+
+/** Untimed replays of a freshly captured graph before the timed ones (cudnn_baseline.py replays 3). */
+export const GRAPH_WARM_REPLAYS = 3;
 
 /** Launches in flight behind the spin kernel at most (well inside the driver's launch queue). */
 export const MAX_QUEUED_LAUNCHES = 512;
 
 /**
- * Times a plan with device events, without CUDA graphs: after the warm-up (which also measures the
- * host's enqueue time per execution), one event-timed execution sizes the loop; each repetition
- * then queues the spin kernel for 1.5 × the loop's host enqueue time + 50 µs, records an event,
- * enqueues `inner` back-to-back executions of the whole plan (conv and reduce launches), records a
- * second event, and counts (elapsed / inner). The median of the repetitions is the result.
- * Without a spin kernel the loop runs as the host launches it, so plans shorter than the host's
- * launch cost (~6 µs per launch) are charged that cost.
+ * Times a plan with device events. After the warm-up (which also measures the host's enqueue time
+ * per execution), one event-timed execution sizes the loop to `inner` executions. Then, where the
+ * device can capture graphs (and `graphs` is not false), `inner` back-to-back executions of the
+ * whole plan (conv and reduce launches) are captured once into a graph, replayed
+ * {@link GRAPH_WARM_REPLAYS} times untimed, and each repetition is an event, one graph launch and
+ * an event, counted as (elapsed / inner): the method cudnn_baseline.py times cuDNN with.
+ * Otherwise (or when capture fails: `graphFallback` says why) each repetition queues the spin
+ * kernel for 1.5 × the loop's host enqueue time + 50 µs, records an event, enqueues the `inner`
+ * executions, records a second event. Without a spin kernel either the loop runs as the host
+ * launches it, so plans shorter than the host's launch cost (~6 µs per launch) are charged that
+ * cost. The median of the repetitions is the result.
  */
 export function timePlan(device: Device, ready: ReadyPlan, options: TimingOptions = {}): PlanTiming {
   const warmup = options.warmup ?? 3;
@@ -172,6 +187,40 @@ export function timePlan(device: Device, ready: ReadyPlan, options: TimingOption
     end.synchronize();
     const once = elapsedMs(start, end);
     const inner = Math.max(1, Math.min(maxInner, once > 0 ? Math.ceil(target / once) : maxInner));
+    let graph: Graph | undefined;
+    let graphFallback: string | undefined;
+    if (options.graphs !== false) {
+      const support = device.graphSupport();
+      if (!support.supported) {
+        graphFallback = `the ${device.info.backend} library cannot capture graphs (it lacks ${support.missingSymbols.join(', ')})`;
+      } else {
+        try {
+          graph = device.captureGraph(() => {
+            for (let i = 0; i < inner; i++) executePlan(device, ready);
+          });
+        } catch (err) {
+          graphFallback = `graph capture failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
+        }
+      }
+    }
+    const fallback = graphFallback === undefined ? {} : { graphFallback };
+    if (graph) {
+      try {
+        for (let i = 0; i < GRAPH_WARM_REPLAYS; i++) graph.launch();
+        const samples: number[] = [];
+        for (let r = 0; r < reps; r++) {
+          start.record();
+          graph.launch();
+          end.record();
+          end.synchronize();
+          samples.push(elapsedMs(start, end) / inner);
+        }
+        samples.sort((a, b) => a - b);
+        return { medianMs: median(samples), minMs: samples[0]!, inner, reps, method: 'graph' };
+      } finally {
+        graph.destroy();
+      }
+    }
     const spinNs = BigInt(Math.round((1.5 * hostPerExec * inner + 0.05) * 1e6));
     const samples: number[] = [];
     for (let r = 0; r < reps; r++) {
@@ -183,7 +232,7 @@ export function timePlan(device: Device, ready: ReadyPlan, options: TimingOption
       samples.push(elapsedMs(start, end) / inner);
     }
     samples.sort((a, b) => a - b);
-    return { medianMs: median(samples), minMs: samples[0]!, inner, reps, method: options.spin ? 'spin' : 'plain' };
+    return { medianMs: median(samples), minMs: samples[0]!, inner, reps, method: options.spin ? 'spin' : 'plain', ...fallback };
   } finally {
     start.destroy();
     end.destroy();

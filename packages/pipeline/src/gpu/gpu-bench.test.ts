@@ -12,6 +12,7 @@ import { summarizeBench } from '../bench-report.js';
 import { benchShape, rankCandidates, type CandidateResult } from './bench-shape.js';
 import { parseCudnnRows, suiteShape } from './cudnn.js';
 import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
+import { GRAPH_WARM_REPLAYS } from './execute.js';
 import { gpuBench, gpuRunConv } from './gpu-bench.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
@@ -77,14 +78,23 @@ describe('GPU bench through the fake binding', () => {
     expect(sc.splitTimes!.some((t) => t.splits > 1)).toBe(true); // the multi-slice workspace path ran too
     expect(sc.medianMs).toBeCloseTo(0.02, 9);
     expect(result.ranking).toEqual([...dense.map(kernelName).sort(), kernelName(split)]);
-    // Every timed repetition was queued behind the spin kernel, outside the events.
-    expect(result.candidates.every((c) => c.timing === 'spin')).toBe(true);
+    // Every plan was timed as cudnn_baseline.py times cuDNN: one captured graph of `inner` executions
+    // per plan, replayed untimed, then once per repetition between the events; no spin kernel.
+    expect(result.candidates.every((c) => c.timing === 'graph')).toBe(true);
+    expect(result.notes).toEqual([]);
     // split_c times each of its split counts (same binary, splits a kernarg); equal fake times keep the planner's.
     const trials = splitTrials(split, PROBLEM);
     expect(trials.length).toBeGreaterThan(1);
     expect(sc.splitTimes!.map((t) => t.splits)).toEqual(trials);
     expect(sc.splits).toBe(trials[0]);
-    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * (2 + trials.length));
+    const plansTimed = 2 + trials.length;
+    expect(binding.calls.filter((c) => c === 'beginCapture')).toHaveLength(plansTimed);
+    expect(binding.calls.filter((c) => c === 'destroyGraph')).toHaveLength(plansTimed);
+    expect(binding.calls.filter((c) => c === 'launchGraph')).toHaveLength(plansTimed * (GRAPH_WARM_REPLAYS + 3));
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(0);
+    // inner = 2 executions per graph (0.02 ms target at 0.01 ms per execution) of a one-launch dense plan.
+    expect(byName.get(kernelName(dense[0]))!.inner).toBe(2);
+    expect(binding.launches.filter((l) => l.inGraph && l.name === kernelName(dense[0]))).toHaveLength(2 * (GRAPH_WARM_REPLAYS + 3));
     expect(result.best!.kernelName).toBe([...dense.map(kernelName)].sort()[0]);
     // Verification: top 3 until 3 pass = all three here, every one passing.
     for (const c of result.candidates) expect(c.verify?.pass, c.kernelName).toBe(true);
@@ -108,8 +118,50 @@ describe('GPU bench through the fake binding', () => {
     // Fake time is 0.01 ms per launch: one conv and one reduce launch per execution, each alone 0.01 ms.
     expect(result.best!.roleMs!.map((r) => r.role)).toEqual(['conv', 'reduce']);
     for (const r of result.best!.roleMs!) expect(r.medianMs).toBeCloseTo(0.01, 9);
-    // Two more timings (conv alone, reduce alone), each 3 repetitions behind the spin kernel.
-    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * (splitTrials(split, PROBLEM).length + 2));
+    // Two more timings (conv alone, reduce alone), each its own graph: warm replays + 3 timed launches.
+    const timings = splitTrials(split, PROBLEM).length + 2;
+    expect(binding.calls.filter((c) => c === 'beginCapture')).toHaveLength(timings);
+    expect(binding.calls.filter((c) => c === 'launchGraph')).toHaveLength(timings * (GRAPH_WARM_REPLAYS + 3));
+    // The last two graphs hold one role each: the reduce-alone graph replays only reduce launches.
+    const last = binding.launches.slice(-2 * (GRAPH_WARM_REPLAYS + 3));
+    expect(new Set(last.map((l) => l.name))).toEqual(new Set([reduceName(helperSpecs('sm_90').find((h) => h.dtype === 'bf16' && h.vectorWidth === 8)!)]));
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(0);
+  });
+
+  it('falls back to the spin kernel when the driver cannot capture graphs, and says so', async () => {
+    const { dir, dense, split, manifest } = kernelsDir();
+    const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01, graphs: false });
+    const device = openDevice({ binding });
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
+    device.close();
+    expect(result.status).toBe('ok');
+    expect(result.candidates.every((c) => c.timing === 'spin')).toBe(true);
+    expect(result.notes).toEqual([expect.stringMatching(/^timed with the spin method instead of a graph: the cuda library cannot capture graphs \(it lacks .*cuGraphLaunch/)]);
+    // Every repetition of every plan (dense, split trials, then the best's roles alone) behind the spin kernel.
+    const trials = splitTrials(split, PROBLEM).length;
+    expect(binding.launches.filter((l) => l.name === 'rocke_spin')).toHaveLength(3 * (2 + trials));
+    expect(binding.calls).not.toContain('beginCapture');
+    expect(result.candidates.find((c) => c.kernelName === kernelName(dense[0]))!.medianMs).toBeCloseTo(0.01, 9);
+  });
+
+  it('a capture that fails is noted once, and the rest of the shape is timed behind the spin kernel', async () => {
+    const { dir, dense, split, manifest } = kernelsDir();
+    const fake = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
+    const binding = {
+      ...fake,
+      endCapture(handle: unknown): never {
+        fake.abortCapture(handle as never);
+        throw Object.assign(new Error('cuGraphInstantiateWithFlags failed'), { rockeBackend: 'cuda', rockeApi: 'cuGraphInstantiateWithFlags', rockeCode: 801, rockeErrorName: 'CUDA_ERROR_NOT_SUPPORTED', rockeRuntimeMessage: 'operation not supported' });
+      },
+    };
+    const device = openDevice({ binding });
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, verifySample: 0, targetRepMs: 0.02 });
+    device.close();
+    expect(result.status).toBe('ok');
+    expect(result.candidates.every((c) => c.timing === 'spin' && c.verify?.pass)).toBe(true);
+    expect(result.notes).toEqual(['timed with the spin method instead of a graph: graph capture failed: cuGraphInstantiateWithFlags failed: CUDA_ERROR_NOT_SUPPORTED (operation not supported) [cuda error 801]']);
+    expect(fake.calls.filter((c) => c === 'beginCapture')).toHaveLength(1); // not retried for the later plans
+    expect(fake.launches.some((l) => l.inGraph)).toBe(false);
   });
 
   it('never ranks a candidate that fails verification, and reports it as a failure', async () => {
@@ -165,10 +217,10 @@ describe('GPU bench through the fake binding', () => {
   it('stops timing at the count cap and says why', async () => {
     const { dir, dense, split, manifest } = kernelsDir();
     const device = openDevice({ binding: createFakeBinding({ kernels: kernels(dense, split) }) });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001, spinKernel: false });
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001, spinKernel: false, graphs: false });
     device.close();
     expect(result.candidates.map((c) => c.skipped ?? 'timed')).toEqual(['timed', 'timed', 'count cap 2']);
-    expect(result.candidates[0]!.timing).toBe('plain');
+    expect(result.candidates[0]!.timing).toBe('plain'); // neither a graph nor the spin kernel: asked for neither
     expect(result.best).toBeDefined();
   });
 

@@ -127,6 +127,7 @@ async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchM
           ...(maxCandidates !== undefined ? { maxCandidates } : {}),
           ...(options.shape?.budgetMs === undefined && budgetS !== undefined ? { budgetMs: budgetS * 1000 } : {}),
           ...(exclude.size ? { exclude } : {}),
+          ...(io.env['ROCKE_BENCH_GRAPHS'] === '0' ? { graphs: false } : {}), // spin-kernel timing, to compare the methods
           verify: request.verify,
           warmup: request.warmup,
           iters: request.iters,

@@ -18,6 +18,7 @@ export {
 } from './manifest.js';
 export {
   executePlan,
+  GRAPH_WARM_REPLAYS,
   loadSpinKernel,
   MAX_QUEUED_LAUNCHES,
   median,

@@ -34,7 +34,7 @@ for (const s of manifest.shapes) {
   }
 }
 for (const h of manifest.helpers) kernels[h.kernelName] = fakeReduceKernel((h.spec as { dtype: 'fp16' | 'bf16' }).dtype);
-kernels['rocke_spin'] = () => {}; // the timing spin kernel only delays the stream
+kernels['rocke_spin'] = () => {}; // the timing spin kernel (the fallback when graphs cannot be captured) only delays the stream
 const binding = createFakeBinding({ kernels, devices: [{ name: 'fake sm_90 (self-test)', arch: manifest.target, computeUnits: 132 }] });
 const device = openDevice({ binding });
 const blobs = new KernelCache(dir);
@@ -66,6 +66,7 @@ for (const shape of manifest.shapes) {
 const count = (p: (name: string) => boolean) => binding.launches.filter((l) => p(l.name)).length;
 const spins = count((n) => n === 'rocke_spin');
 const reduces = count((n) => n.startsWith('rocke_split_reduce'));
-process.stdout.write(`${failures ? 'FAIL' : 'PASS'}: ${manifest.shapes.length} shapes, fake launches: ${binding.launches.length - spins - reduces} conv, ${reduces} split-reduce, ${spins} timing spin\n`);
+const graphLaunches = binding.calls.filter((c) => c === 'launchGraph').length;
+process.stdout.write(`${failures ? 'FAIL' : 'PASS'}: ${manifest.shapes.length} shapes, fake launches: ${binding.launches.length - spins - reduces} conv, ${reduces} split-reduce, ${spins} timing spin, ${graphLaunches} timing graph launches\n`);
 device.close();
 process.exitCode = failures ? 1 : 0;
