@@ -225,6 +225,58 @@ step('launch rate (6 arguments packed per launch)', () => {
   report('launch rate (6 arguments packed per launch)', packedPerLaunch.gpuMs > 0, `1000 launches: events ${packedPerLaunch.gpuMs.toFixed(3)} ms, host ${packedPerLaunch.hostMs.toFixed(3)} ms (median of 7)`);
 });
 
+// Graph capture: captured launches do not run until the graph launches; one graph launch runs them
+// all; an error in the body leaves no stream capturing; 1000 empty launches as one graph, timed.
+let graphed;
+step('graph capture and replay', () => {
+  const ew = cubinModule.getFunction('ew', ewSignature);
+  const empty = cubinModule.getFunction('empty', []);
+  const n = 4096;
+  const x = device.upload(Float32Array.from({ length: n }, (_, i) => i % 7));
+  const y = device.alloc(n * 4).fill(0);
+  const idx = device.alloc(n * 8).fill(0);
+  const graph = device.captureGraph(() => {
+    ew.launch(n / 256, 256, [y, x, n, 3n, 2, idx]);
+    for (let i = 0; i < 9; i++) empty.launch(1, 32, []);
+  });
+  const untouched = y.read(new Float32Array(n)).every((v) => v === 0);
+  graph.launch();
+  device.synchronize();
+  const ys = y.read(new Float32Array(n));
+  const is = idx.read(new BigInt64Array(n));
+  let bad = 0;
+  for (let i = 0; i < n; i++) if (ys[i] !== 2 * (i % 7) + 1 || is[i] !== 3n + BigInt(i)) bad++;
+  report('graph capture and replay', untouched && bad === 0 && graph.launches === 10, `${graph.launches} launches captured, not run before graph.launch(): ${untouched}; ${bad}/${n} mismatches after it`);
+  graph.destroy();
+  expectThrow('an error inside captureGraph is rethrown', RangeError, () => device.captureGraph(() => { empty.launch(1, 32, []); throw new RangeError('inside'); }));
+  empty.launch(1, 32, []);
+  device.synchronize();
+  report('launches after a failed capture run on the default stream', true);
+  const thousand = device.captureGraph(() => {
+    for (let i = 0; i < 1000; i++) empty.launch(1, 32, []);
+  });
+  for (let i = 0; i < 3; i++) thousand.launch();
+  device.synchronize();
+  const runs = [];
+  for (let r = 0; r < 7; r++) {
+    const start = device.createEvent();
+    const end = device.createEvent();
+    const t0 = performance.now();
+    start.record();
+    thousand.launch();
+    end.record();
+    const t1 = performance.now();
+    end.synchronize();
+    runs.push({ gpuMs: elapsedMs(start, end), hostMs: t1 - t0 });
+    start.destroy();
+    end.destroy();
+  }
+  graphed = medianTimes(runs);
+  thousand.destroy();
+  for (const b of [x, y, idx]) b.free();
+  report('1000 empty launches as one graph', graphed.gpuMs > 0, `events ${graphed.gpuMs.toFixed(3)} ms, host ${graphed.hostMs.toFixed(3)} ms (median of 7)`);
+});
+
 device.close();
 step('closed device rejects use', () => {
   expectThrow('closed device rejects use', GpuUsageError, () => device.alloc(16));
@@ -256,6 +308,7 @@ step('PyTorch launch rate (x.add_(1) on a 1-element tensor)', () => {
 
 const rate = (ms) => `${Math.round(1000 / (ms / 1000)).toLocaleString('en-US')} launches/s`;
 if (ours) console.log(`RATE @rocke/hip-runtime empty kernel: ${rate(ours.gpuMs)} (GPU events), ${rate(ours.hostMs)} (host enqueue)`);
+if (graphed) console.log(`RATE @rocke/hip-runtime empty kernel, one graph of 1000: ${rate(graphed.gpuMs)} (GPU events), ${rate(graphed.hostMs)} (host enqueue)`);
 if (packedPerLaunch) console.log(`RATE @rocke/hip-runtime ew, packed per launch: ${rate(packedPerLaunch.gpuMs)} (GPU events), ${rate(packedPerLaunch.hostMs)} (host enqueue)`);
 if (torch) console.log(`RATE PyTorch x.add_(1):              ${rate(torch.gpuMs)} (GPU events), ${rate(torch.hostMs)} (host enqueue)`);
 console.log(failures === 0 ? 'ALL PASS' : `${failures} FAILED`);
