@@ -219,14 +219,14 @@ describe('problemCandidates: tile_n variants', () => {
   const shapes = (specs: readonly { tile_h: number; tile_w: number; tile_n: number; atom: string }[]) =>
     new Set(specs.filter((s) => s.tile_n > 1).map((s) => `${s.atom} ${s.tile_h}x${s.tile_w} n${s.tile_n}`));
 
-  it('adds tile_n 2 and 4 of the tightest covering tile for dense and split_c (sm_8x8_1280: t8x8, mma.sync only)', () => {
+  it('adds tile_n 2 and 4 of the tightest covering tile for dense and split_c (sm_8x8_1280: t8x8, mma.sync and wgmma)', () => {
     for (const variant of ['dense', 'split_c'] as const) {
       const set = problemCandidates(sm8, 'sm_90', { variant });
       const one = problemCandidates(sm8, 'sm_90', { variant, tileN: [] });
-      expect(shapes(set.valid)).toEqual(new Set(['m16n8k16 8x8 n2', 'm16n8k16 8x8 n4']));
+      expect(shapes(set.valid)).toEqual(new Set(['m16n8k16 8x8 n2', 'm16n8k16 8x8 n4', 'm64nNk16 8x8 n2', 'm64nNk16 8x8 n4']));
       // Every one-image candidate is still there, in the same order, before the multi-image ones.
       expect(set.valid.slice(0, one.valid.length).map(kernelName)).toEqual(one.valid.map(kernelName));
-      expect(set.valid.length - one.valid.length).toBe(77);
+      expect(set.valid.length - one.valid.length).toBe(77 + 41); // mma.sync + wgmma
       for (const s of set.valid) expect(validate(s, sm8)).toEqual({ ok: true });
     }
     // gfx950: both MFMA atoms' tightest widths (16 for 16x16x32, 32 for 32x32x16).
@@ -237,10 +237,10 @@ describe('problemCandidates: tile_n variants', () => {
 
   it('adds none for one image, past-N degrees, grouped problems, or maps larger than a tile', () => {
     expect(shapes(problemCandidates({ ...sm8, N: 1 }, 'sm_90').valid).size).toBe(0);
-    expect(shapes(problemCandidates({ ...sm8, N: 3 }, 'sm_90').valid)).toEqual(new Set(['m16n8k16 8x8 n2']));
+    expect(shapes(problemCandidates({ ...sm8, N: 3 }, 'sm_90').valid)).toEqual(new Set(['m16n8k16 8x8 n2', 'm64nNk16 8x8 n2']));
     expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 128, K: 128, groups: 32 }), 'sm_90').valid).size).toBe(0);
     expect(shapes(problemCandidates(problem3x3({ N: 4, H: 20, W: 20, C: 256, K: 256 }), 'sm_90').valid).size).toBe(0);
     // 14x14 fits the 16-row tile and the 16-wide one.
-    expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 256, K: 256 }), 'sm_90').valid)).toEqual(new Set(['m16n8k16 16x16 n2', 'm16n8k16 16x16 n4']));
+    expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 256, K: 256 }), 'sm_90').valid)).toEqual(new Set(['m16n8k16 16x16 n2', 'm16n8k16 16x16 n4', 'm64nNk16 16x16 n2']));
   });
 });

@@ -332,10 +332,12 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
 function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: readonly number[]): Spec[] {
   const { Ho, Wo } = problemGeometry(problem);
   const tightest = (values: readonly number[], extent: number) => Math.min(...values.filter((v) => v >= extent));
-  const tileH = tightest(TILE_H_CHOICES, Ho);
   const out: Spec[] = [];
   for (const spec of specs) {
-    if (isWarpgroupAtom(spec.atom) || spec.tile_h !== tileH || spec.tile_w !== tightest(fittedWidths(Wo, spec.atom), Wo)) continue;
+    const wgmma = isWarpgroupAtom(spec.atom);
+    const tileH = tightest(wgmma ? WGMMA_TILE_CHOICES : TILE_H_CHOICES, Ho);
+    const tileW = tightest(wgmma ? WGMMA_TILE_CHOICES : fittedWidths(Wo, spec.atom), Wo);
+    if (spec.tile_h !== tileH || spec.tile_w !== tileW) continue;
     for (const n of tileN) if (n > 1 && n <= problem.N) out.push({ ...spec, tile_n: n });
   }
   return out;

@@ -263,7 +263,8 @@ export function wgmmaLds(spec: Spec): WgmmaLds {
   const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
   const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
   const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
-  const planeBytes = ldsInH * planeColumns * CORE_ROW_BYTES;
+  // tile_n halo tiles stacked along rows, as in the LDS-halo kernel.
+  const planeBytes = spec.tile_n * ldsInH * planeColumns * CORE_ROW_BYTES;
   const groups = spec.ck / X_VECTOR_ELEMS;
   const xStageBytes = groups * planeBytes;
   const wStageBytes = spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
@@ -285,14 +286,17 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const atom = ATOMS[spec.atom];
   const warpgroups = spec.waves_m * spec.waves_n;
   const threads = warpgroups * atom.waveSize;
-  const mBlocks = (spec.tile_h / 8) * (spec.tile_w / 8);
+  const mBlocks = spec.tile_n * (spec.tile_h / 8) * (spec.tile_w / 8);
   const lds = wgmmaLds(spec);
   const { ldsInH, ldsInW } = lds;
+  const ldsRows = spec.tile_n * ldsInH;
+  const rowsPerWave = (spec.tile_n * spec.tile_h) / spec.waves_n;
+  const bandRows = Math.min(rowsPerWave, spec.tile_h);
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
   const ldsXElems = lds.xStageBytes / ELEMENT_BYTES;
   const ldsWElems = lds.wStageBytes / ELEMENT_BYTES;
   const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages;
-  const xVectors = ldsInH * ldsInW * xChannelVectors;
+  const xVectors = ldsRows * ldsInW * xChannelVectors;
   const wSlots = ldsWElems / X_VECTOR_ELEMS;
   const mBlocksPerWave = mBlocks / spec.waves_n;
   return {
@@ -302,14 +306,14 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     colBlocks: spec.tile_w / 8,
     mTiles: spec.tile_k / 8,
     kAtoms: spec.ck / atom.k,
-    rowsPerWave: spec.tile_h / spec.waves_n,
+    rowsPerWave,
     mTilesPerWave: spec.tile_k / 8 / spec.waves_m,
     nTilesPerWave: mBlocksPerWave,
     ldsInH,
     ldsInW,
-    ldsRows: ldsInH,
-    bandRows: spec.tile_h / spec.waves_n,
-    waveImages: 1,
+    ldsRows,
+    bandRows,
+    waveImages: Math.max(1, rowsPerWave / bandRows),
     cStride: X_VECTOR_ELEMS,
     ldsXElems,
     ldsWElems,

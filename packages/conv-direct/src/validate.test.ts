@@ -296,8 +296,9 @@ describe('validate: tile_n (images per workgroup tile)', () => {
     expect(reasonOf(sm90Spec({ tile_n: -2 }))).toBe('tile_n must be >= 1 (got -2)');
   });
 
-  it('rejects tile_n > 1 for the warpgroup-MMA kernel and the grouped variant, with reasons', () => {
-    expect(reasonOf(wgmmaSpec({ tile_n: 2 }))).toBe('tile_n 2: the warpgroup-MMA kernel tiles one image (its m-blocks do not span images yet); use tile_n 1 or the m16n8k16 atom');
+  it('rejects tile_n > 1 for the grouped variant; the warpgroup-MMA kernel splits tile_n images of m-blocks over its warpgroups', () => {
+    expect(reasonOf(wgmmaSpec({ tile_n: 2 }))).toBe('ok');
+    expect(reasonOf(wgmmaSpec({ tile_n: 3, waves_n: 2 }))).toBe('3 m-blocks of 8x8 pixels (3 images) do not split over waves_n 2 warpgroups');
     expect(reasonOf(gfx950Spec({ variant: 'grouped', group_merge: 2, tile_n: 2 }))).toBe(
       'tile_n 2: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1',
     );

@@ -41,9 +41,6 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
   if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;
   if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
-  if (s.tile_n > 1 && isWarpgroupAtom(s.atom)) {
-    return `tile_n ${s.tile_n}: the warpgroup-MMA kernel tiles one image (its m-blocks do not span images yet); use tile_n 1 or the ${s.target === 'sm_90' ? 'm16n8k16' : 'LDS-halo'} atom`;
-  }
   if (s.tile_n > 1 && s.variant === 'grouped') {
     return `tile_n ${s.tile_n}: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1`;
   }
@@ -100,8 +97,8 @@ export const WGMMA_BOOKKEEPING_REGISTERS = 24;
 function validateWarpgroupTiles(s: Spec): string | null {
   if (s.variant === 'grouped') return `the grouped variant has no warpgroup-MMA kernel (use m16n8k16 on ${s.target})`;
   if (s.tile_h % 8 !== 0 || s.tile_w % 8 !== 0) return `tile ${s.tile_h}x${s.tile_w} is not made of 8x8-pixel m-blocks (m64nNk16 takes 64 pixels per MMA)`;
-  const mBlocks = (s.tile_h / 8) * (s.tile_w / 8);
-  if (mBlocks % s.waves_n !== 0) return `${mBlocks} m-blocks of 8x8 pixels do not split over waves_n ${s.waves_n} warpgroups`;
+  const mBlocks = s.tile_n * (s.tile_h / 8) * (s.tile_w / 8);
+  if (mBlocks % s.waves_n !== 0) return `${mBlocks} m-blocks of 8x8 pixels${s.tile_n > 1 ? ` (${s.tile_n} images)` : ''} do not split over waves_n ${s.waves_n} warpgroups`;
   if (s.tile_k % s.waves_m !== 0) return `tile_k ${s.tile_k} does not split over waves_m ${s.waves_m} warpgroups`;
   const n = s.tile_k / s.waves_m;
   if (n % 8 !== 0 || n > WGMMA_MAX_N) return `tile_k/waves_m = ${n} output channels per warpgroup is not a wgmma N (a multiple of 8 up to ${WGMMA_MAX_N})`;

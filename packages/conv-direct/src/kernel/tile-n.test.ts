@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { launchGrid } from '../grid.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { specGeometry, type Spec } from '../spec.js';
-import { gfx950Spec, problem3x3, sm90Spec } from '../test-fixtures.js';
+import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -37,6 +37,10 @@ const dense: Case[] = [
   { name: 'sm_90 fp16 tile_n 4, N 3, register prefetch, waves over two whole images', spec: sm90Spec({ dtype: 'fp16', tile_w: 16, tile_k: 64, ck: 16, tile_n: 4 }), problem: p3({ N: 3, H: 6, W: 12, K: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
   { name: 'sm_90 bf16 tile_n 4, N 5, one wave per image (w1x4), 2 chunks', spec: sm90Spec({ tile_h: 4, tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, double_buffer: true, tile_n: 4 }), problem: p3({ N: 5, H: 4, W: 8 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'sm_90 fp16 5x5 tile_n 2, N 3, bands of 2 rows', spec: sm90Spec({ R: 5, S: 5, pad_h: 2, pad_w: 2, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, tile_h: 4, double_buffer: true, tile_n: 2 }), problem: p3({ N: 3, H: 3, W: 9, R: 5, S: 5, padH: 2, padW: 2, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 1 },
+  // sm_90a wgmma: one 8x8 m-block per image of the tile, m-blocks over warpgroups.
+  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x2 (two images per warpgroup), N 5, 7x7 map', spec: wgmmaSpec({ tile_n: 4, waves_n: 2 }), problem: p3({ N: 5, H: 7, W: 7 }), epilogue: 'direct', waveImages: 2 },
+  { name: 'sm_90a wgmma fp16 t8x16 tile_n 2 w2x1, N 3, K 128 over two warpgroups', spec: wgmmaSpec({ dtype: 'fp16', tile_w: 16, tile_k: 128, waves_m: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 13, K: 128, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
+  { name: 'sm_90a wgmma bf16 s2 tile_n 2, N 3, stride-2 planes', spec: wgmmaSpec({ stride_h: 2, stride_w: 2, tile_n: 2 }), problem: p3({ N: 3, H: 15, W: 13, strideH: 2, strideW: 2 }), epilogue: 'direct', waveImages: 2 },
   { name: 'sm_90 bf16 1x1 tile_k 128 tile_n 2, N 5, direct-store epilogue', spec: sm90Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_w: 16, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 5, H: 6, W: 14, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'direct', waveImages: 1 },
 ];
 
@@ -85,6 +89,7 @@ const split: Case[] = [
   { name: 'gfx950 bf16 tile_n 2, N 3', spec: gfx950Spec({ ...amd16, variant: 'split_c', waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'gfx950 fp16 tile_n 4, N 5', spec: gfx950Spec({ variant: 'split_c', dtype: 'fp16', ck: 16, tile_n: 4 }), problem: p3({ N: 5, H: 5, W: 7, C: 64, K: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
   { name: 'sm_90 bf16 t8x8 tile_n 4, N 5, cp.async', spec: sm90Spec({ variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true, tile_n: 4 }), problem: p3({ N: 5, H: 7, W: 7, C: 64 }), epilogue: 'lds-staged', waveImages: 2 },
+  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x4 (one image per warpgroup), N 5', spec: wgmmaSpec({ variant: 'split_c', tile_n: 4, waves_n: 4 }), problem: p3({ N: 5, H: 8, W: 6, C: 64 }), epilogue: 'direct', waveImages: 1 },
   { name: 'sm_90 fp16 tile_n 2, N 3, register prefetch', spec: sm90Spec({ variant: 'split_c', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 10, C: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 1 },
 ];
 
