@@ -141,6 +141,18 @@ describe('buildConvKernel', () => {
     expect(printModule(buildConvKernel(wgmmaSpec({ dtype: 'fp16', waves_m: 2 })).module)).toContain('wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16');
   });
 
+  it('sm_90: every conv waits for the grid ahead before its first global access, then lets the next grid launch; AMD has neither', () => {
+    for (const spec of [sm90Spec({ double_buffer: true }), sm90Spec({ variant: 'split_c' }), sm90Spec({ variant: 'grouped', group_merge: 2 }), wgmmaSpec(), wgmmaSpec({ variant: 'split_c' })]) {
+      const printed = printModule(buildConvKernel(spec).module);
+      const text = printed.slice(printed.indexOf('define ')); // the kernel body, not the declarations
+      const wait = text.indexOf('call void @llvm.nvvm.griddepcontrol.wait()');
+      expect(wait, kernelName(spec)).toBeGreaterThan(0);
+      expect(wait).toBeLessThan(text.indexOf('call void @llvm.nvvm.griddepcontrol.launch.dependents()'));
+      expect(wait).toBeLessThan(text.search(/call void @llvm\.nvvm\.cp\.async\.cg|= load |\bstore /));
+    }
+    expect(printModule(buildConvKernel(gfx950Spec({ variant: 'split_c' })).module)).not.toContain('griddepcontrol');
+  });
+
   it('refuses a warpgroup-MMA spec on a target object without warpgroup MMA', () => {
     expect(() => buildConvKernel(wgmmaSpec(), { target: { ...sm_90, warpgroupMma: undefined } })).toThrow(/sm_90 has no warpgroup MMA with cp\.async staging; m64nNk16 needs sm_90a/);
     expect(() => buildConvKernel(wgmmaSpec({ lds_pad: 8 }))).toThrow(/take no pad/);

@@ -84,6 +84,17 @@ export function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
   return abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
 }
 
+/**
+ * sm_90: a conv first waits for the grid ahead of it (which may write x, or, for split_c, be the
+ * reduce still reading the workspace), then lets the grid after it launch; so the runtime may run
+ * convs and reduces as programmatic dependent launches. Launched plainly: no-ops. AMD: nothing.
+ */
+export function emitGridDependency(b: Builder, t: Target): void {
+  if (!t.gridDependency) return;
+  t.gridDependency.wait(b);
+  t.gridDependency.launchDependents(b);
+}
+
 /** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
 export function dynamicLds(module: Module, align: number): Value {
   return module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align });
@@ -261,6 +272,7 @@ class ConvKernelBuilder {
       ...(t.vendor === 'nvidia' && residency(spec).limits.shared <= 1 ? { minBlocksPerSm: 1 } : {}),
       ids: { workitem: ['x'], workgroup: ['x'] },
     });
+    emitGridDependency(b, t);
     const lds = dynamicLds(module, 16);
     this.emitBody(b, lds);
     b.ret();

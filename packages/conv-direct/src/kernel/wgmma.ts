@@ -17,7 +17,7 @@ import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitTileOrigin } from './grid-decode.js';
-import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, emitChannelSlice, kernelParams, type ConvKernel } from './build.js';
+import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, emitChannelSlice, emitGridDependency, kernelParams, type ConvKernel } from './build.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -64,6 +64,7 @@ class WgmmaConvBuilder {
     const module = t.createModule();
     const abi = kernargTable(spec.variant);
     const b = t.kernel(module, name, kernelParams(abi), { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } });
+    emitGridDependency(b, t);
     const lds = dynamicLds(module, 128);
     this.emitBody(b, lds);
     b.ret();
@@ -193,15 +194,24 @@ class WgmmaConvBuilder {
     const blocksW = spec.tile_w / 8;
     const out: Value[] = [];
     for (let j = 0; j < this.blocksPerGroup; j++) {
-      const q = b.add(b.mul(gn, this.blocksPerGroup), j);
-      const bh = b.udiv(q, blocksW);
-      const bw = b.urem(q, blocksW);
-      const row = b.mul(bh, 8 * spec.stride_h * this.layout.planeColumns);
+      const { image, bh, bw } = this.blockAt(b, b.add(b.mul(gn, this.blocksPerGroup), j));
+      // Image i's halo tile starts ldsInH rows below image i-1's (tile_n > 1).
+      const haloRow = b.mul(bh, 8 * spec.stride_h);
+      const row = b.mul(image ? b.add(b.mul(image, this.layout.ldsInH), haloRow) : haloRow, this.layout.planeColumns);
       // Column of the block's first pixel: stride 1 → 8*bw; stride 2 → even half, index 8*bw.
       const col = b.mul(bw, 8);
       out.push(b.mul(b.add(row, col), ROW, `x.block${j}`));
     }
     return out;
+  }
+
+  /** M-block `q` of the tile: its image inside the tile (undefined for tile_n 1), block row and block column. */
+  private blockAt(b: Builder, q: Value): { image: Value | undefined; bh: Value; bw: Value } {
+    const { spec } = this;
+    const blocksW = spec.tile_w / 8;
+    const perImage = (spec.tile_h / 8) * blocksW;
+    const inImage = spec.tile_n > 1 ? b.urem(q, perImage) : q;
+    return { image: spec.tile_n > 1 ? b.udiv(q, perImage) : undefined, bh: b.udiv(inImage, blocksW), bw: b.urem(inImage, blocksW) };
   }
 
   /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
@@ -213,14 +223,16 @@ class WgmmaConvBuilder {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const cg = b.urem(v, groups);
       const pos = b.udiv(v, groups);
-      const row = b.udiv(pos, g.ldsInW);
+      const row = b.udiv(pos, g.ldsInW); // LDS row: tile_n halo tiles of ldsInH rows each
       const col = b.urem(pos, g.ldsInW);
-      const ih = b.add(ih0, row);
+      const n = spec.tile_n > 1 ? b.add(image, b.udiv(row, g.ldsInH)) : image;
+      const ih = b.add(ih0, spec.tile_n > 1 ? b.urem(row, g.ldsInH) : row);
       const iw = b.add(iw0, col);
       const inTile = g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined;
       let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
+      if (spec.tile_n > 1) valid = b.and(valid, b.icmp('ult', n, b.arg('N')));
       if (inTile) valid = b.and(valid, inTile);
-      const elem = b.add(b.add(b.add(b.mul(image, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
+      const elem = b.add(b.add(b.add(b.mul(n, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
       const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.layout.planeColumns / 2), b.lshr(col, 1)) : col;
       const lds = b.add(b.mul(cg, this.layout.planeBytes), b.mul(b.add(b.mul(row, this.layout.planeColumns), ldsCol), ROW), `x.lds${j}`);
@@ -270,16 +282,18 @@ class WgmmaConvBuilder {
     const outBuf = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
     const slice = o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
-    const imageBase = b.add(slice, b.mul(o.image, b.arg('y_stride_n')), 'y.image');
+    const baseOf = (n: Value) => b.add(slice, b.mul(n, b.arg('y_stride_n')), 'y.image');
+    const tileImageBase = spec.tile_n > 1 ? undefined : baseOf(o.image);
     const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
     const lane = b.and(o.tid, 31, 'lane');
     const kThread = b.add(b.add(o.kBase, b.mul(o.gm, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
-    const blocksW = spec.tile_w / 8;
     for (let j = 0; j < this.blocksPerGroup; j++) {
-      const q = b.add(b.mul(o.gn, this.blocksPerGroup), j);
-      const ohBlock = b.add(o.oh0, b.mul(b.udiv(q, blocksW), 8));
-      const ow = b.add(b.add(o.ow0, b.mul(b.urem(q, blocksW), 8)), b.lshr(lane, 2), `ow.b${j}`);
-      const wOk = b.icmp('ult', ow, o.Wo);
+      const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.gn, this.blocksPerGroup), j));
+      const n = image ? b.add(o.image, image) : o.image;
+      const imageBase = tileImageBase ?? baseOf(n);
+      const ohBlock = b.add(o.oh0, b.mul(bh, 8));
+      const ow = b.add(b.add(o.ow0, b.mul(bw, 8)), b.lshr(lane, 2), `ow.b${j}`);
+      const wOk = image ? b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', n, b.arg('N'))) : b.icmp('ult', ow, o.Wo);
       for (let h = 0; h < 2; h++) {
         const oh = b.add(ohBlock, b.add(b.mul(warp, 2), h));
         const pixOk = b.and(wOk, b.icmp('ult', oh, o.Ho));
