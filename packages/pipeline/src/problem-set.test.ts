@@ -135,15 +135,16 @@ describe('problemSetFamily', () => {
 });
 
 describe('selectProblemSpecs: tile_n candidates', () => {
-  it('sends multi-image tiles of sm_8x8_1280 (N 4, 8x8) to the H200 bench, mma.sync only, each scored with its image padding', () => {
+  it('sends multi-image tiles of sm_8x8_1280 (N 4, 8x8) to the H200 bench, mma.sync and wgmma, each scored with its image padding', () => {
     const shape = publicSuite.find((s) => s.name === 'sm_8x8_1280')!;
     const [sel] = selectProblemSpecs([{ ...shape, cls: shape.cls ?? null }], 'sm_90');
     const tiled = (v: string) => sel!.variants.find((x) => x.variant === v)!.specs.filter((s) => s.tile_n > 1);
     // split_c gets both degrees; dense at least tile_n 2 (tile_n 4 leaves 40 workgroups for 132 SMs).
     expect(new Set(tiled('split_c').map((s) => s.tile_n))).toEqual(new Set([2, 4]));
     expect(tiled('dense').length).toBeGreaterThan(0);
+    expect(new Set(tiled('split_c').map((s) => s.atom))).toEqual(new Set(['m16n8k16', 'm64nNk16']));
     for (const s of [...tiled('dense'), ...tiled('split_c')]) {
-      expect([s.atom, s.tile_h, s.tile_w]).toEqual(['m16n8k16', 8, 8]);
+      expect([s.tile_h, s.tile_w]).toEqual([8, 8]);
       expect(validate(s, shape.problem)).toEqual({ ok: true });
     }
   });
