@@ -620,7 +620,7 @@ Napi::Value GetFunction(const Napi::CallbackInfo& info) {
   });
 }
 
-// launch(function, gx, gy, gz, bx, by, bz, sharedBytes, stream|null, kernargs: Uint8Array)
+// launch(function, gx, gy, gz, bx, by, bz, sharedBytes, stream|null, kernargs: Uint8Array, programmatic?: boolean)
 Napi::Value Launch(const Napi::CallbackInfo& info) {
   return Guard(info, [&](Napi::Env env) -> Napi::Value {
     FunctionHandle& function = LiveFunction(env, info[0]);
@@ -658,7 +658,8 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
       device.backend->setMaxDynamicShared(function.function, static_cast<int>(sharedBytes));
       function.optedInShared = sharedBytes;
     }
-    device.backend->launch(function.function, grid, block, sharedBytes, stream, packed, args.length);
+    const bool programmatic = info.Length() > 10 && info[10].IsBoolean() && info[10].As<Napi::Boolean>().Value();
+    device.backend->launch(function.function, grid, block, sharedBytes, stream, packed, args.length, programmatic);
     return env.Undefined();
   });
 }

@@ -97,8 +97,12 @@ class Backend {
   // Raises the function's dynamic shared-memory ceiling (CUDA opt-in above 48 KiB).
   virtual void setMaxDynamicShared(RawHandle function, int bytes) = 0;
   virtual bool needsSharedOptIn() const = 0;
+  // `programmatic`: CUDA programmatic stream serialization (the kernel may start before the one
+  // ahead of it in the stream finishes; it waits with griddepcontrol). Where the runtime has no
+  // such launch (HIP, pre-12 CUDA drivers) the launch is a plain one, which is always correct.
   virtual void launch(RawHandle function, const unsigned grid[3], const unsigned block[3],
-                      unsigned sharedBytes, RawHandle stream, void* args, size_t argBytes) = 0;
+                      unsigned sharedBytes, RawHandle stream, void* args, size_t argBytes,
+                      bool programmatic) = 0;
   virtual RawHandle createStream() = 0;
   virtual void destroyStream(RawHandle stream) = 0;
   virtual void synchronizeStream(RawHandle stream) = 0;

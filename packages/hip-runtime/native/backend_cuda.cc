@@ -144,9 +144,19 @@ class CudaBackend final : public Backend {
   bool needsSharedOptIn() const override { return true; }
 
   void launch(RawHandle function, const unsigned grid[3], const unsigned block[3], unsigned sharedBytes,
-              RawHandle stream, void* args, size_t argBytes) override {
+              RawHandle stream, void* args, size_t argBytes, bool programmatic) override {
     // One packed parameter buffer, laid out by the caller (CU_LAUNCH_PARAM_BUFFER_*).
     void* extra[5] = {kLaunchParamBufferPointer, args, kLaunchParamBufferSize, &argBytes, kLaunchParamEnd};
+    if (programmatic && t_.cuLaunchKernelEx != nullptr) {
+      CuLaunchAttribute attribute{};
+      attribute.id = kLaunchAttributeProgrammaticStreamSerialization;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      const CuLaunchConfig config{grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
+                                  static_cast<CUstream>(stream), &attribute, 1};
+      check(t_.cuLaunchKernelEx(&config, static_cast<CUfunction>(function), nullptr, argBytes > 0 ? extra : nullptr),
+            "cuLaunchKernelEx");
+      return;
+    }
     check(t_.cuLaunchKernel(static_cast<CUfunction>(function), grid[0], grid[1], grid[2], block[0], block[1],
                             block[2], sharedBytes, static_cast<CUstream>(stream), nullptr,
                             argBytes > 0 ? extra : nullptr),
@@ -281,6 +291,9 @@ std::unique_ptr<Backend> LoadCudaBackend(const std::vector<std::string>& candida
   table.name = reinterpret_cast<decltype(table.name)>(FindSymbol(library, #name, nullptr, graphMissing));
     ROCKE_CUDA_GRAPH_SYMBOLS(ROCKE_CUDA_RESOLVE_OPTIONAL)
 #undef ROCKE_CUDA_RESOLVE_OPTIONAL
+    std::string launchExMissing;  // optional: programmatic launches fall back to plain ones
+    table.cuLaunchKernelEx =
+        reinterpret_cast<decltype(table.cuLaunchKernelEx)>(FindSymbol(library, "cuLaunchKernelEx", nullptr, launchExMissing));
     return std::make_unique<CudaBackend>(library, table, std::move(graphMissing));
   });
 }

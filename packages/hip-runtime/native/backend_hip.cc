@@ -128,7 +128,8 @@ class HipBackend final : public Backend {
   bool needsSharedOptIn() const override { return false; }
 
   void launch(RawHandle function, const unsigned grid[3], const unsigned block[3], unsigned sharedBytes,
-              RawHandle stream, void* args, size_t argBytes) override {
+              RawHandle stream, void* args, size_t argBytes,
+              bool /*programmatic: HIP has no programmatic dependent launch; a plain launch*/) override {
     // HIP copies the explicit arguments from this buffer and appends the hidden ones itself.
     void* extra[5] = {kLaunchParamBufferPointer, args, kLaunchParamBufferSize, &argBytes, kLaunchParamEnd};
     check(t_.hipModuleLaunchKernel(static_cast<hipFunction_t>(function), grid[0], grid[1], grid[2], block[0],

@@ -49,3 +49,14 @@ static_assert(CU_STREAM_DEFAULT == 0 && CU_EVENT_DEFAULT == 0);
 static_assert(sizeof(c::CUstreamCaptureMode) == sizeof(CUstreamCaptureMode));
 static_assert(c::kCaptureModeThreadLocal == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 static_assert(c::kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
+// cuLaunchKernelEx takes our mirror of CUlaunchConfig: same signature up to the struct's name, same layout.
+#include <cstddef>
+static_assert(std::is_same_v<decltype(&::cuLaunchKernelEx), CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**)>);
+static_assert(c::kLaunchAttributeProgrammaticStreamSerialization == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+static_assert(sizeof(c::CuLaunchAttribute) == sizeof(CUlaunchAttribute));
+static_assert(offsetof(c::CuLaunchAttribute, value) == offsetof(CUlaunchAttribute, value));
+static_assert(sizeof(c::CuLaunchConfig) == sizeof(CUlaunchConfig));
+static_assert(offsetof(c::CuLaunchConfig, sharedMemBytes) == offsetof(CUlaunchConfig, sharedMemBytes));
+static_assert(offsetof(c::CuLaunchConfig, hStream) == offsetof(CUlaunchConfig, hStream));
+static_assert(offsetof(c::CuLaunchConfig, attrs) == offsetof(CUlaunchConfig, attrs));
+static_assert(offsetof(c::CuLaunchConfig, numAttrs) == offsetof(CUlaunchConfig, numAttrs));

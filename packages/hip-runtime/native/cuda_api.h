@@ -48,6 +48,24 @@ constexpr CUjit_option kJitErrorLogBufferSizeBytes = 6;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr CUstreamCaptureMode kCaptureModeThreadLocal = 1;
 
+// cuLaunchKernelEx: CUlaunchAttribute (id, padding to 8, a 64-byte value union) and
+// CUlaunchConfig, laid out as cuda.h; cuda_abi_check.cc holds them against it.
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+struct CuLaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct CuLaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  CuLaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+
 // cuLaunchKernel `extra` markers.
 inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
 inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
@@ -57,6 +75,7 @@ struct SymbolTable {
 #define ROCKE_CUDA_FIELD(name, params) CUresult(*name) params = nullptr;
   ROCKE_CUDA_SYMBOLS(ROCKE_CUDA_FIELD)
   ROCKE_CUDA_GRAPH_SYMBOLS(ROCKE_CUDA_FIELD)
+  ROCKE_CUDA_LAUNCH_EX_SYMBOLS(ROCKE_CUDA_FIELD)
 #undef ROCKE_CUDA_FIELD
 };
 

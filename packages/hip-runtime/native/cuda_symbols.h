@@ -50,3 +50,7 @@
   X(cuGraphLaunch, (CUgraphExec, CUstream))                                                \
   X(cuGraphExecDestroy, (CUgraphExec))                                                     \
   X(cuGraphDestroy, (CUgraph))
+
+// Launches with attributes (CUDA 12+ drivers), for programmatic dependent launch. Optional: without
+// it a programmatic launch is a plain one (the kernels' griddepcontrol then does nothing).
+#define ROCKE_CUDA_LAUNCH_EX_SYMBOLS(X) X(cuLaunchKernelEx, (const CuLaunchConfig*, CUfunction, void**, void**))

@@ -80,6 +80,8 @@ export interface NativeBinding {
     sharedBytes: number,
     stream: NativeHandle | null,
     kernargs: Uint8Array,
+    /** Programmatic stream serialization (CUDA); ignored where the runtime has none. */
+    programmatic?: boolean,
   ): void;
   createStream(device: NativeHandle): NativeHandle;
   destroyStream(stream: NativeHandle): void;

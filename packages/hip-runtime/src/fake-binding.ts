@@ -40,6 +40,8 @@ export interface FakeLaunch {
   readonly onStream: boolean;
   /** True when it ran as part of a graph launch (it was captured earlier). */
   readonly inGraph: boolean;
+  /** Launched with programmatic stream serialization (LaunchOptions.programmatic). */
+  readonly programmatic: boolean;
   readonly kernargs: Uint8Array;
 }
 
@@ -82,6 +84,7 @@ interface FakeNode {
   grid: readonly [number, number, number];
   block: readonly [number, number, number];
   sharedBytes: number;
+  programmatic: boolean;
   kernargs: Uint8Array;
 }
 interface FakeGraph {
@@ -189,8 +192,8 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
     }
   }
   /** Runs one launch: records it, advances the clock, runs the body. */
-  function run(fn: FakeFunction, grid: readonly [number, number, number], block: readonly [number, number, number], sharedBytes: number, onStream: boolean, inGraph: boolean, kernargs: Uint8Array): void {
-    const record: FakeLaunch = { name: fn.name, grid, block, sharedBytes, onStream, inGraph, kernargs: kernargs.slice() };
+  function run(fn: FakeFunction, grid: readonly [number, number, number], block: readonly [number, number, number], sharedBytes: number, onStream: boolean, inGraph: boolean, programmatic: boolean, kernargs: Uint8Array): void {
+    const record: FakeLaunch = { name: fn.name, grid, block, sharedBytes, onStream, inGraph, programmatic, kernargs: kernargs.slice() };
     launches.push(record);
     launchCount++;
     const body = kernels[fn.name];
@@ -307,7 +310,7 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       const attributes: NativeFunctionAttributes = { maxThreadsPerBlock: 1024, staticSharedBytes: 0, constBytes: 0, localBytes: 0, numRegs: 32, ...options.functionAttributes?.[name] };
       return { handle: fn, attributes };
     },
-    launch(handle, gx, gy, gz, bx, by, bz, sharedBytes, stream, kernargs) {
+    launch(handle, gx, gy, gz, bx, by, bz, sharedBytes, stream, kernargs, programmatic = false) {
       const fn = live(handle, 'function');
       if (stream !== null) {
         const s = live(stream, 'stream');
@@ -316,10 +319,10 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       const { capture } = fn.module.device;
       if (capture) {
         if (stream !== null) throw usageError('while a graph is being captured, launches take no stream (they go to the capture stream)');
-        capture.push({ fn, grid: [gx, gy, gz], block: [bx, by, bz], sharedBytes, kernargs: kernargs.slice() });
+        capture.push({ fn, grid: [gx, gy, gz], block: [bx, by, bz], sharedBytes, programmatic, kernargs: kernargs.slice() });
         return;
       }
-      run(fn, [gx, gy, gz], [bx, by, bz], sharedBytes, stream !== null, false, kernargs);
+      run(fn, [gx, gy, gz], [bx, by, bz], sharedBytes, stream !== null, false, programmatic, kernargs);
     },
     createStream(handle) {
       const stream: FakeStream = { kind: 'stream', device: openDeviceOf(handle), destroyed: false };
@@ -380,7 +383,7 @@ export function createFakeBinding(options: FakeBindingOptions = {}): FakeBinding
       if (stream !== null) live(stream, 'stream');
       for (const n of graph.nodes) {
         live(n.fn, 'function'); // a graph of an unloaded module would fault on the GPU
-        run(n.fn, n.grid, n.block, n.sharedBytes, stream !== null, true, n.kernargs);
+        run(n.fn, n.grid, n.block, n.sharedBytes, stream !== null, true, n.programmatic, n.kernargs);
       }
     },
     destroyGraph(handle) {

@@ -95,6 +95,27 @@ describe.skipIf(compilerMissing)('native addon over a mock libcuda', () => {
     expect(is.every((v, i) => v === 2n ** 40n + 1n + BigInt(i))).toBe(true);
   });
 
+  it('launches programmatically through cuLaunchKernelEx with the stream-serialization attribute, and runs the kernel the same', () => {
+    clearLog();
+    const module = device.loadModule(readFileSync(join(packageRoot, 'device', 'kernels.ptx')));
+    const ew = module.getFunction('ew', ewSignature);
+    const n = 256;
+    const x = device.upload(Float32Array.from({ length: n }, (_, i) => i));
+    const y = device.alloc(n * 4);
+    const idx = device.alloc(n * 8);
+    const values = [y, x, n, 0n, 2, idx] as const;
+    device.launch(ew, 2, 128, values, { programmatic: true });
+    const lines = log().filter((l) => l.startsWith('launch'));
+    expect(lines[0]).toBe('launchex attr programmatic_stream_serialization=1');
+    expect(lines[1]).toMatch(/^launch ew grid=2,1,1 block=128,1,1 shared=0 stream=default size=48 /);
+    expect([...y.read(new Float32Array(n))].every((v, i) => v === 2 * i + 1)).toBe(true);
+    // A plain launch does not go through cuLaunchKernelEx.
+    clearLog();
+    device.launch(ew, 2, 128, values);
+    expect(log().filter((l) => l.startsWith('launchex'))).toEqual([]);
+    for (const b of [x, y, idx]) b.free();
+  });
+
   it('opts in to dynamic shared memory above 48 KiB, once per size', () => {
     clearLog();
     const module = device.loadModule(readFileSync(join(packageRoot, 'device', 'kernels.cubin')));

@@ -47,6 +47,12 @@ export interface LaunchOptions {
   readonly sharedBytes?: number;
   /** Stream to launch on; default: the device's default stream. Not allowed inside captureGraph. */
   readonly stream?: Stream | null;
+  /**
+   * CUDA programmatic dependent launch: the kernel may start before the kernel ahead of it in the
+   * stream has finished, so it must wait (`griddepcontrol.wait`) before touching memory that kernel
+   * uses. HIP, and CUDA drivers without `cuLaunchKernelEx`, launch plainly (always correct).
+   */
+  readonly programmatic?: boolean;
 }
 
 /** Whether the device's runtime library can capture graphs, and which entry points it lacks if not. */
@@ -337,7 +343,7 @@ export class Device {
     }
     const stream = streamHandleOf(options.stream, this);
     const packed = this.packFor(fn, args);
-    callNative(() => this.#binding.launch(handleOf(fn), g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, packed.bytes));
+    callNative(() => this.#binding.launch(handleOf(fn), g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, packed.bytes, options.programmatic === true));
     if (this.#capture) this.#capture.launches++;
   }
 

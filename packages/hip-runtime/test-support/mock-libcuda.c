@@ -336,6 +336,28 @@ API CUresult cuLaunchKernel(void* handle, unsigned gx, unsigned gy, unsigned gz,
   return runKernel(f, gx, gy, bx, shared, args);
 }
 
+/* cuLaunchKernelEx as cuda.h lays out its config: logs the attributes, then launches as cuLaunchKernel. */
+typedef struct {
+  int id;
+  char pad[4];
+  union { char bytes[64]; int programmaticStreamSerializationAllowed; } value;
+} LaunchAttribute;
+typedef struct {
+  unsigned gx, gy, gz, bx, by, bz, shared;
+  void* stream;
+  LaunchAttribute* attrs;
+  unsigned numAttrs;
+} LaunchConfig;
+
+API CUresult cuLaunchKernelEx(const LaunchConfig* c, void* handle, void** params, void** extra) {
+  if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL)) return INVALID_VALUE;
+  for (unsigned i = 0; i < c->numAttrs; i++) {
+    if (c->attrs[i].id != 6) return INVALID_VALUE; /* only programmatic stream serialization is expected */
+    logLine("launchex attr programmatic_stream_serialization=%d", c->attrs[i].value.programmaticStreamSerializationAllowed);
+  }
+  return cuLaunchKernel(handle, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->shared, c->stream, params, extra);
+}
+
 static CUresult runKernel(Function* f, unsigned gx, unsigned gy, unsigned bx, unsigned shared, const unsigned char* args) {
   launches++;
   if (strcmp(f->name, "ew") == 0) {
