@@ -81,6 +81,8 @@ export interface ShapeBenchOptions extends TimingOptions {
   keepOutput?: boolean;
   /** false: time without the spin kernel (see timePlan; with graphs it is only the fallback). */
   spinKernel?: boolean;
+  /** false: plain launches instead of programmatic dependent ones on sm_90 (see preparePlan). */
+  programmatic?: boolean;
   /** Candidates not to run, with the reason (e.g. they killed the GPU context in an earlier process). */
   exclude?: ReadonlyMap<string, string>;
   /** Progress lines (one per candidate). */
@@ -187,7 +189,7 @@ export async function benchShape(
   if (wsBytes > 0) buffers.ws = device.alloc(wsBytes);
   const prepare = (spec: Spec, splits: number | undefined, entry: ManifestShape['candidates'][number]) => {
     const fn = load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, kernargTable(spec.variant));
-    return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits);
+    return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits, options.programmatic !== false && spec.target === 'sm_90');
   };
 
   const spin = options.spinKernel === false ? undefined : loadSpinKernel(device);

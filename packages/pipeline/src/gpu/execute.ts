@@ -18,6 +18,8 @@ export interface ReadyLaunch {
   readonly block: readonly [number, number, number];
   readonly sharedBytes: number;
   readonly args: PackedKernargs;
+  /** Launched as a programmatic dependent of the launch ahead of it (see {@link preparePlan}). */
+  readonly programmatic: boolean;
 }
 
 /** A conv plan turned into launches in stream order: each conv launch, then (split_c) its reduce launches. */
@@ -41,6 +43,10 @@ function bindValues(values: readonly (KernargValue | { buffer: string; offsetByt
  * `splits` is given) and packs every launch once. Split_c plans get, after each conv launch, the
  * split-reduce launches of its reduce step (`reduceFn` / `reduceSpec`: the helper kernel), so a
  * chunk's reduce always runs before the next chunk's conv reuses the workspace.
+ * `programmatic` (default: on sm_90) launches every kernel as a programmatic dependent of the one
+ * ahead of it: sm_90 convs and split-reduces both wait for the grid ahead at entry
+ * (`griddepcontrol.wait`, pinned by their packages' tests), so each launch's start-up overlaps the
+ * tail of the kernel before it and nothing is read early.
  */
 export function preparePlan(
   spec: Spec,
@@ -49,17 +55,18 @@ export function preparePlan(
   buffers: PlanBuffers,
   reduce?: { fn: KernelFunction; spec: SplitReduceSpec },
   splits?: number,
+  programmatic = spec.target === 'sm_90',
 ): ReadyPlan {
   const plan = planConv(spec, problem, spec.target, splits === undefined ? {} : { splits });
   const convSignature = kernargTable(spec.variant);
   const launches: ReadyLaunch[] = [];
   plan.launches.forEach((l, index) => {
-    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never) });
+    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never), programmatic });
     for (const step of plan.reduce?.filter((r) => r.launchIndex === index) ?? []) {
       if (!reduce) throw new Error(`${plan.kernelName} is split_c: it needs a split-reduce helper kernel for ${step.dtype}`);
       const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce.spec, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes });
       for (const r of rp.launches) {
-        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never) });
+        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never), programmatic });
       }
     }
   });
@@ -68,7 +75,7 @@ export function preparePlan(
 
 /** Enqueues one execution of the plan (every launch, in order) on the default stream. */
 export function executePlan(device: Device, ready: ReadyPlan): void {
-  for (const l of ready.launches) device.launch(l.fn, l.grid, l.block, l.args, { sharedBytes: l.sharedBytes });
+  for (const l of ready.launches) device.launch(l.fn, l.grid, l.block, l.args, { sharedBytes: l.sharedBytes, programmatic: l.programmatic });
 }
 
 /**

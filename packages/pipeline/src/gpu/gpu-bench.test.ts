@@ -104,6 +104,21 @@ describe('GPU bench through the fake binding', () => {
     expect(convAt.length).toBeGreaterThan(3);
     for (const i of convAt) expect(names[i + 1]).toBe(reduceName(helperSpecs('sm_90').find((h) => h.dtype === 'bf16' && h.vectorWidth === 8)!));
     expect(binding.liveAllocations()).toBe(0);
+    // sm_90: every conv and reduce launch is a programmatic dependent launch (both kernels wait at entry).
+    const kernelsRun = binding.launches.filter((l) => l.name !== 'rocke_spin');
+    expect(kernelsRun.length).toBeGreaterThan(0);
+    expect(kernelsRun.every((l) => l.programmatic)).toBe(true);
+  });
+
+  it('launches plainly when programmatic launches are turned off (ROCKE_BENCH_PDL=0)', async () => {
+    const { dir, dense, split } = kernelsDir();
+    const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
+    const device = openDevice({ binding });
+    const { manifest } = kernelsDir();
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, targetRepMs: 0.02, programmatic: false });
+    device.close();
+    expect(result.status).toBe('ok');
+    expect(binding.launches.some((l) => l.programmatic)).toBe(false);
   });
 
   it('times the conv and reduce launches of a best split_c plan alone as well', async () => {

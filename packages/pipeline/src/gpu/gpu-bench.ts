@@ -128,6 +128,7 @@ async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchM
           ...(options.shape?.budgetMs === undefined && budgetS !== undefined ? { budgetMs: budgetS * 1000 } : {}),
           ...(exclude.size ? { exclude } : {}),
           ...(io.env['ROCKE_BENCH_GRAPHS'] === '0' ? { graphs: false } : {}), // spin-kernel timing, to compare the methods
+          ...(io.env['ROCKE_BENCH_PDL'] === '0' ? { programmatic: false } : {}), // plain launches, to compare
           verify: request.verify,
           warmup: request.warmup,
           iters: request.iters,
