@@ -8,16 +8,7 @@ import type { Spec } from '../spec.js';
 import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
-import { mismatches, naiveConv, randomBits } from './test-oracle.js';
-
-/** The problem restricted to channels [c0, c0 + cs) of x and w. */
-function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs: number) {
-  const xs = new Uint16Array((x.length / p.C) * cs);
-  for (let i = 0; i < x.length / p.C; i++) xs.set(x.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
-  const ws = new Uint16Array((w.length / p.C) * cs);
-  for (let i = 0; i < w.length / p.C; i++) ws.set(w.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
-  return { p: { ...p, C: cs }, x: xs, w: ws };
-}
+import { channelSlice, mismatches, naiveConv, randomBits } from './test-oracle.js';
 
 /** [name, spec, problem, split counts, the epilogue the builder picks (fp32 tile through LDS when it fits)]. */
 const cases: [string, Spec, Problem, number[], 'direct' | 'lds-staged'][] = [

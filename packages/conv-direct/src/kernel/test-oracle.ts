@@ -80,3 +80,12 @@ export function mismatches(actual: ArrayLike<number>, expected: Float64Array, dt
   }
   return { count, first };
 }
+
+/** The problem restricted to channels [c0, c0 + cs) of x and w. */
+export function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs: number) {
+  const xs = new Uint16Array((x.length / p.C) * cs);
+  for (let i = 0; i < x.length / p.C; i++) xs.set(x.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
+  const ws = new Uint16Array((w.length / p.C) * cs);
+  for (let i = 0; i < w.length / p.C; i++) ws.set(w.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
+  return { p: { ...p, C: cs }, x: xs, w: ws };
+}

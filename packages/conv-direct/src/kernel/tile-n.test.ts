@@ -13,7 +13,7 @@ import { gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
-import { fromBits, mismatches, naiveConv, randomBits } from './test-oracle.js';
+import { channelSlice, fromBits, mismatches, naiveConv, randomBits } from './test-oracle.js';
 
 interface Case {
   readonly name: string;
@@ -75,15 +75,6 @@ describe('tile_n dense numerics (interpreter vs naive fp64 conv)', () => {
     expect(mismatches(y, naiveConv(c.problem, swapped, w), c.problem.dtype, 9 * c.problem.C).count).toBeGreaterThan(100);
   });
 });
-
-/** The problem restricted to channels [c0, c0 + cs) of x and w. */
-function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: number, cs: number) {
-  const xs = new Uint16Array((x.length / p.C) * cs);
-  for (let i = 0; i < x.length / p.C; i++) xs.set(x.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
-  const ws = new Uint16Array((w.length / p.C) * cs);
-  for (let i = 0; i < w.length / p.C; i++) ws.set(w.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
-  return { p: { ...p, C: cs }, x: xs, w: ws };
-}
 
 const split: Case[] = [
   { name: 'gfx950 bf16 tile_n 2, N 3', spec: gfx950Spec({ ...amd16, variant: 'split_c', waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
