@@ -139,8 +139,9 @@ class WgmmaConvBuilder {
       const w = wg.descriptor(b, at(b.add(ws, channelOffset)), spec.tile_k * ROW, 8 * ROW);
       return { a, w };
     };
-    // `then` runs between issuing the chunk's wgmmas and waiting for them: the next chunk's copies
-    // are issued while the tensor cores work (their stage was freed by the previous chunk's wait).
+    // `then` runs between issuing the chunk's wgmmas and waiting for them: the copies are issued
+    // while the tensor cores work (into a stage whose wgmmas every warpgroup has waited for); the
+    // wait leaves `leave` commit groups in flight.
     const mmaChunk = (stage: Value, acc: Value[][], leave: number, then?: () => void): Value[][] => {
       const d = descs(stage);
       const out = acc.map((a) => [...a]);
