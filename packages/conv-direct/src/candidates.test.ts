@@ -4,6 +4,7 @@ import {
   aotProbe,
   candidateGrid,
   filterCandidates,
+  fittedHeights,
   fittedWidths,
   problemCandidates,
   tileWidthCandidates,
@@ -240,7 +241,30 @@ describe('problemCandidates: tile_n variants', () => {
     expect(shapes(problemCandidates({ ...sm8, N: 3 }, 'sm_90').valid)).toEqual(new Set(['m16n8k16 8x8 n2', 'm64nNk16 8x8 n2']));
     expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 128, K: 128, groups: 32 }), 'sm_90').valid).size).toBe(0);
     expect(shapes(problemCandidates(problem3x3({ N: 4, H: 20, W: 20, C: 256, K: 256 }), 'sm_90').valid).size).toBe(0);
-    // 14x14 fits the 16-row tile and the 16-wide one.
-    expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 256, K: 256 }), 'sm_90').valid)).toEqual(new Set(['m16n8k16 16x16 n2', 'm16n8k16 16x16 n4', 'm64nNk16 16x16 n2']));
+    // 14x14 fits the fitted 14-row tile (16 for wgmma's 8x8 m-blocks) and the 16-wide one.
+    expect(shapes(problemCandidates(problem3x3({ N: 4, H: 14, W: 14, C: 256, K: 256 }), 'sm_90').valid)).toEqual(new Set(['m16n8k16 14x16 n2', 'm16n8k16 14x16 n4', 'm64nNk16 16x16 n2']));
+  });
+});
+
+describe('fittedHeights', () => {
+  it('adds the largest even height that pads less when neither 8 nor 16 divides Ho', () => {
+    expect(fittedHeights(14)).toEqual([8, 16, 14]);
+    expect(fittedHeights(28)).toEqual([8, 16, 14]);
+    expect(fittedHeights(10)).toEqual([8, 16, 10]);
+    expect(fittedHeights(56)).toEqual([8, 16]); // 8 divides it
+    expect(fittedHeights(7)).toEqual([8, 16]); // no even height pads less than 8
+    expect(fittedHeights(64)).toEqual([8, 16]);
+  });
+
+  it('problem candidates of a 14x14 map include 14-row mma.sync tiles (2 rows less MMA work and halo than 16); the AOT grid has none', () => {
+    const p14 = problem3x3({ N: 1, H: 14, W: 14, C: 1024, K: 1024 });
+    const heights = (specs: readonly { tile_h: number; atom: string }[], atom: string) => new Set(specs.filter((s) => s.atom === atom).map((s) => s.tile_h));
+    for (const variant of ['dense', 'split_c'] as const) {
+      const set = problemCandidates(p14, 'sm_90', { variant }).valid;
+      expect(heights(set, 'm16n8k16').has(14)).toBe(true);
+      expect(heights(set, 'm64nNk16').has(14)).toBe(false); // 8x8 m-blocks
+      for (const s of set.filter((x) => x.tile_h === 14)) expect(validate(s, p14)).toEqual({ ok: true });
+    }
+    expect(heights(aotCandidates('sm_90', 'bf16').valid, 'm16n8k16')).toEqual(new Set([8, 16]));
   });
 });

@@ -48,6 +48,8 @@ const cases: Case[] = [
   { name: 'sm_90 3x3 s2 bf16 double buffer, 2 chunks', spec: sm90Spec({ ...s2, double_buffer: true, tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2 }), problem: p3({ ...ps2, N: 1, H: 11, W: 35, C: 64 }) },
   { name: 'sm_90 1x1 p0 bf16 ck64 double buffer', spec: sm90Spec({ ...one, tile_w: 32, tile_k: 64, ck: 64, double_buffer: true }), problem: p3({ ...pOne, C: 128, W: 24 }) },
   { name: 'sm_90 tile_w 8 (one column block: ldmatrix.x2), 7x7 map', spec: sm90Spec({ tile_h: 8, tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ H: 7, W: 7, C: 32, K: 32 }) },
+  { name: 'gfx950 fitted tile_h 14 (7 rows per wave), 16x16x32', spec: gfx950Spec({ atom: '16x16x32', tile_h: 14, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 }), problem: p3({ H: 14, W: 18, C: 64, K: 32 }) },
+  { name: 'sm_90 fitted tile_h 14 (7 rows per wave), 14x14 map over two row tiles', spec: sm90Spec({ tile_h: 14, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ H: 20, W: 14, C: 32, K: 32 }) },
   { name: 'sm_90 1x1 single buffer, direct-store epilogue', spec: sm90Spec({ ...one, tile_k: 128, ck: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 128, W: 40 }), epilogue: 'direct' },
   { name: 'sm_90 5x5 p2 fp16 double buffer', spec: sm90Spec({ ...five, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
   // sm_90a wgmma: operands through shared-memory descriptors (core-matrix layouts), direct epilogue.
