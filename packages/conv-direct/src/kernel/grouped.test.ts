@@ -24,6 +24,7 @@ const cases: [string, Spec, Problem][] = [
   ['gfx942 cpg 4 kpg 8, gm 4 (16x16x16, 4-element fragments)', gfx950Spec(grouped({ target: 'gfx942', group_merge: 4, atom: '16x16x16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 })), gp({ C: 32, K: 64, groups: 8 })],
   ['sm_90 cpg 4 kpg 4, gm 8 (register prefetch: 8-byte pieces)', sm90Spec(grouped({ group_merge: 8, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 64, K: 64, groups: 16 })],
   ['sm_90 cpg 8 kpg 8, gm 4 (cp.async)', sm90Spec(grouped({ group_merge: 4, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 64, K: 64, groups: 8 })],
+  ['sm_90 cpg 8 kpg 8, gm 4, fitted tile_h 14 (7 rows per wave) on a 14x14 map', sm90Spec(grouped({ group_merge: 4, tile_h: 14, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 64, K: 64, groups: 8, H: 14, W: 14 })],
   ['sm_90 cpg 32 kpg 16, gm 2, tile spans one group', sm90Spec(grouped({ group_merge: 2, tile_w: 16, tile_k: 16, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true })), gp({ C: 128, K: 64, groups: 4 })],
 ];
 
