@@ -15,14 +15,14 @@ export { printModule, constantToString, escapeLlvmString } from './printer.js';
 export { mangleType } from './intrinsics.js';
 export type {
   Target, TargetName, Vendor, Axis, Flavor, MmaDtype, MmaAtom, MatrixCoord, KernelParam, KernelOptions,
-  GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma, GridDependency,
+  GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma, WgmmaDescriptorOptions, GridDependency,
 } from './targets/target.js';
 export { TargetError, FLAVORS } from './targets/target.js';
 export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';
 export type { TargetOptions } from './targets/index.js';
 export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';
-export { isWgmmaN, wgmmaAsmText, wgmmaAccAt, wgmmaConstraints } from './targets/wgmma.js';
+export { isWgmmaN, wgmmaAsmText, wgmmaAccAt, wgmmaConstraints, swizzle128, swizzle128Offset, WGMMA_SWIZZLE_128B } from './targets/wgmma.js';
 export { findToolchain, verify, compile, disassemble, ToolError, ToolchainError } from './toolchain.js';
 export type { Toolchain, CompileOptions, CompileResult, AmdCompileResult, NvidiaCompileResult } from './toolchain.js';
 export {

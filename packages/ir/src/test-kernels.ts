@@ -6,6 +6,7 @@ import type { Value } from './ir.js';
 import type { Module } from './module.js';
 import { zero } from './constants.js';
 import type { GlobalBuffer, MmaAtom, Target } from './targets/target.js';
+import { swizzle128, swizzle128Offset } from './targets/wgmma.js';
 import { array, bfloat, f32, half, i32, i8, ptr } from './types.js';
 
 const WG = 256;
@@ -157,6 +158,86 @@ export function wgmmaGemmKernel(t: Target, o: { n: number; k: number; dtype: 'bf
   wg.wait(b, 0);
   acc.forEach((v, i) => {
     // accAt is per thread; emit its formula: warp w rows 16w.., mma.sync C layout per 8 columns.
+    const warp = b.lshr(tid, 5);
+    const lane = b.and(tid, 31);
+    const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, dBuf, b.mul(b.add(b.mul(row, o.n), col), 4), v);
+  });
+  b.ret();
+  return m;
+}
+
+/**
+ * Shared-memory placement of one K-major 128B-swizzled wgmma operand of 64 values per row (one
+ * 128-byte row each): row r is 128-byte row `shift + ⌊r/8⌋·pitch + r%8` of a 1 KiB-aligned buffer,
+ * so the descriptor starts `shift` rows in and SBO = 128·pitch. `shift` not a multiple of 8 and
+ * `pitch` not a multiple of 8 give the row-shifted windows of a direct conv's halo (start off the
+ * 1 KiB swizzle atom, SBO not a multiple of 1024).
+ */
+export interface WgmmaSwizzledLayout {
+  /** 128-byte rows between consecutive 8-row groups (≥ 8). */
+  readonly pitch: number;
+  /** 128-byte rows before row 0. */
+  readonly shift: number;
+}
+
+/** Byte offset (in the 1 KiB-aligned buffer) where element (row, k < 64) of a swizzled operand placed with `l` is stored. */
+export const wgmmaSwizzledPlace = (l: WgmmaSwizzledLayout, row: number, k: number): number =>
+  swizzle128Offset((l.shift + (row >> 3) * l.pitch + (row & 7)) * 128 + k * 2);
+
+/**
+ * `wgmmaGemmKernel` with both operands K-major in 128B-swizzled shared memory, k = 64 (one
+ * 128-byte row per M / N index): threads store A (64×64) and Bt (n×64) element by element at
+ * `swizzle128(logical offset)` inside a 1 KiB-aligned buffer, then 4 wgmmas read them, the start
+ * moving 32 bytes per k-step. `store: 'linear'` leaves the XOR out of the stores (a wrong kernel:
+ * the descriptors still say 128B swizzle).
+ */
+export function wgmmaSwizzledGemmKernel(t: Target, o: { n: number; dtype: 'bf16' | 'f16'; a: WgmmaSwizzledLayout; b: WgmmaSwizzledLayout; store?: 'swizzled' | 'linear' }): Module {
+  const wg = t.warpgroupMma;
+  if (!wg) throw new Error(`${t.name} has no warpgroup MMA`);
+  const K = 64;
+  const m = t.createModule();
+  const elem = o.dtype === 'bf16' ? bfloat : half;
+  const rowsOf = (l: WgmmaSwizzledLayout, rows: number) => l.shift + ((rows >> 3) - 1) * l.pitch + 8;
+  const bBase = Math.ceil((rowsOf(o.a, 64) * 128) / 1024) * 1024;
+  const smemBytes = bBase + rowsOf(o.b, o.n) * 128;
+  const smem = m.addGlobal({ name: 'operands', valueType: array(smemBytes, i8), addrspace: 3, align: 1024 });
+  const b = t.kernel(m, `wgmma_swz_m64n${o.n}k${K}_${o.dtype}`, [
+    { name: 'a', type: ptr(1), attributes: ['noalias', 'readonly'] },
+    { name: 'bt', type: ptr(1), attributes: ['noalias', 'readonly'] },
+    { name: 'd', type: ptr(1), attributes: ['noalias'] },
+  ], { workgroupSize: 128, ids: { workitem: ['x'], workgroup: [] } });
+  const aBuf = t.globalBuffer(b, b.arg('a'), b.i32(64 * K * 2));
+  const btBuf = t.globalBuffer(b, b.arg('bt'), b.i32(o.n * K * 2));
+  const dBuf = t.globalBuffer(b, b.arg('d'), b.i32(64 * o.n * 4));
+  const tid = t.workitemId(b, 'x');
+  const stage = (rows: number, buf: GlobalBuffer, l: WgmmaSwizzledLayout, base: number) => {
+    for (let e0 = 0; e0 < rows * K; e0 += 128) {
+      const e = b.add(tid, e0);
+      const row = b.lshr(e, 6);
+      const k = b.and(e, 63);
+      const line = b.add(b.add(b.mul(b.lshr(row, 3), l.pitch), b.and(row, 7)), l.shift + base / 128);
+      const logical = b.add(b.mul(line, 128), b.mul(k, 2));
+      const off = o.store === 'linear' ? logical : swizzle128(b, logical, 'swz');
+      b.store(t.globalLoad(b, buf, b.mul(e, 2), elem), b.gep(i8, smem, [off]), { align: 2 });
+    }
+  };
+  stage(64, aBuf, o.a, 0);
+  stage(o.n, btBuf, o.b, bBase);
+  wg.proxyFence(b);
+  t.barrier(b);
+  const aDesc = wg.descriptor(b, b.gep(i8, smem, [b.i32(o.a.shift * 128)]), 16, o.a.pitch * 128, { swizzle: '128B' });
+  const bDesc = wg.descriptor(b, b.gep(i8, smem, [b.i32(bBase + o.b.shift * 128)]), 16, o.b.pitch * 128, { swizzle: '128B' });
+  wg.fence(b);
+  let acc: Value[] = Array.from({ length: o.n / 2 }, () => zero(f32));
+  for (let s = 0; s < K / 16; s++) {
+    // A k-step of 16 values is 32 bytes along the row: 2 descriptor units.
+    acc = wg.mma(b, { n: o.n, dtype: o.dtype, a: b.add(aDesc, BigInt(2 * s)), b: b.add(bDesc, BigInt(2 * s)), acc, accumulate: s > 0 });
+  }
+  wg.commit(b);
+  wg.wait(b, 0);
+  acc.forEach((v, i) => {
     const warp = b.lshr(tid, 5);
     const lane = b.and(tid, 31);
     const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));

@@ -9,16 +9,21 @@ import { InterpretError } from './errors.js';
 
 /** Threads of one warpgroup (4 consecutive warps). */
 export const WARPGROUP = 128;
-/** Bytes of one core matrix (8 rows of 16 bytes), the unit a wgmma operand is read in. */
+/** Bytes of one core matrix (8 rows of 16 bytes), the unit an unswizzled wgmma operand is read in. */
 export const CORE_BYTES = 128;
+/** Bytes of one 16-byte chunk, the unit a 128B-swizzled operand is read in (a row's chunks are scattered). */
+export const SWIZZLE_CHUNK = 16;
+
+/** Start offsets of blocks of shared memory a wgmma reads, all `bytes` long. */
+export type ReadBlocks = readonly [starts: Int32Array, bytes: number];
 
 /** The shared-memory reads of one issued wgmma, live until every thread of its warpgroup waited for it. */
 interface PendingRead {
   readonly warpgroup: number;
   /** Index (per warpgroup, from 0) of the commit group the wgmma belongs to. */
   readonly group: number;
-  /** Start offsets of the core matrices read. */
-  readonly cores: Int32Array;
+  /** The blocks read (core matrices or swizzled chunks, per operand). */
+  readonly blocks: readonly ReadBlocks[];
   readonly lo: number;
   readonly hi: number;
   /** Names the wgmma (only built for an error message). */
@@ -100,18 +105,20 @@ export class WgmmaState {
     }
   }
 
-  /** Records the core matrices (each `CORE_BYTES` long) a wgmma of warpgroup `wg` reads as pending until waited for. */
-  issue(wg: number, cores: Int32Array, what: () => string): void {
+  /** Records the blocks a wgmma of warpgroup `wg` reads (exactly its bytes) as pending until waited for. */
+  issue(wg: number, blocks: readonly ReadBlocks[], what: () => string): void {
     const group = this.commits[wg * WARPGROUP]!;
     const marks = (this.marks ??= new Int32Array(this.ldsSize));
     let lo = Infinity;
     let hi = -Infinity;
-    for (const c of cores) {
-      for (let i = c; i < c + CORE_BYTES; i++) marks[i]! += 1;
-      lo = Math.min(lo, c);
-      hi = Math.max(hi, c + CORE_BYTES);
+    for (const [starts, bytes] of blocks) {
+      for (const c of starts) {
+        for (let i = c; i < c + bytes; i++) marks[i]! += 1;
+        lo = Math.min(lo, c);
+        hi = Math.max(hi, c + bytes);
+      }
     }
-    this.pending.push({ warpgroup: wg, group, cores, lo, hi, what, waited: 0, retired: false });
+    this.pending.push({ warpgroup: wg, group, blocks, lo, hi, what, waited: 0, retired: false });
     this.live = this.pending.length;
   }
 
@@ -127,7 +134,7 @@ export class WgmmaState {
       if (p.hi <= off || p.lo >= end) continue;
       if (p.warpgroup === wg && p.group < this.waited[t]!) continue;
       let byte = -1;
-      for (const c of p.cores) if (c < end && c + CORE_BYTES > off) byte = Math.max(c, off);
+      for (const [starts, bytes] of p.blocks) for (const c of starts) if (c < end && c + bytes > off) byte = Math.max(c, off);
       if (byte < 0) continue;
       let why: string;
       if (p.warpgroup !== wg) why = `thread ${t} is in warpgroup ${wg}: it may overwrite the operands of warpgroup ${p.warpgroup} only after that warpgroup's wgmma.wait_group and a barrier`;
@@ -141,7 +148,7 @@ export class WgmmaState {
     const marks = this.marks!;
     for (const p of this.pending) {
       if (!p.retired) continue;
-      for (const c of p.cores) for (let i = c; i < c + CORE_BYTES; i++) marks[i]! -= 1;
+      for (const [starts, bytes] of p.blocks) for (const c of starts) for (let i = c; i < c + bytes; i++) marks[i]! -= 1;
     }
     this.pending = this.pending.filter((p) => !p.retired);
     this.live = this.pending.length;

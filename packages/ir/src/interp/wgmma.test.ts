@@ -11,8 +11,8 @@ import type { Value } from '../ir.js';
 import type { Module } from '../module.js';
 import { sm_90 } from '../targets/index.js';
 import { wgmmaAsmText } from '../targets/wgmma.js';
-import { wgmmaGemmKernel } from '../test-kernels.js';
-import type { WgmmaOperandLayout } from '../test-kernels.js';
+import { wgmmaGemmKernel, wgmmaSwizzledGemmKernel } from '../test-kernels.js';
+import type { WgmmaOperandLayout, WgmmaSwizzledLayout } from '../test-kernels.js';
 import { array, f32, i32, i64, i8, ptr, struct } from '../types.js';
 import { InterpretError, interpret } from './index.js';
 import { bfloatToBits, halfToBits } from './numeric.js';
@@ -97,6 +97,70 @@ describe('wgmma GEMM vs a plain matmul', () => {
     const Bt = new Array<number>(8 * 16).fill(1);
     // Accumulating in f32 step by step would lose both ones (2^24 + 1 rounds back to 2^24).
     expect(runGemm(wgmmaGemmKernel(t, g), g, A, Bt)[0]).toBe(2 ** 24 + 2);
+  });
+});
+
+interface SwizzledGemm {
+  readonly n: number;
+  readonly dtype: 'bf16' | 'f16';
+  readonly a: WgmmaSwizzledLayout;
+  readonly b: WgmmaSwizzledLayout;
+}
+
+/** Runs swizzled GEMM module `m` (k = 64) on A (64×64) and Bt (n×64); returns D (64×n). */
+function runSwizzled(m: Module, g: SwizzledGemm, A: readonly number[], Bt: readonly number[]): Float32Array {
+  const bits = g.dtype === 'bf16' ? bfloatToBits : halfToBits;
+  const d = new Float32Array(64 * g.n).fill(NaN);
+  interpret(m, `wgmma_swz_m64n${g.n}k64_${g.dtype}`, {
+    target: t, grid: [1, 1, 1], block: [128, 1, 1], args: [Uint16Array.from(A, bits), Uint16Array.from(Bt, bits), d],
+  });
+  return d;
+}
+
+/** The `or (start, fields)` descriptor instructions of a module (A first, then B). */
+const descriptorOrs = (m: Module) => m.functions.flatMap((f) => f.blocks.flatMap((b) => b.instructions)).filter((i) => i.op === 'or' && i.name === 'wgmma.desc') as unknown as { rhs: { value: bigint } }[];
+
+describe('wgmma with 128B-swizzled operands vs a plain matmul', () => {
+  const canonical = { pitch: 8, shift: 0 };
+  const cases: readonly [string, SwizzledGemm][] = [
+    ['m64n128k64 bf16, both canonical (SBO 1024, starts on 1 KiB)', { n: 128, dtype: 'bf16', a: canonical, b: canonical }],
+    // The probe's tap windows: starts rows into the buffer (off the 1 KiB atom), SBO = pitch·128 not a multiple of 1024.
+    ['m64n64k64 bf16, row-shifted windows (A pitch 9 shift 3, B pitch 18 shift 5)', { n: 64, dtype: 'bf16', a: { pitch: 9, shift: 3 }, b: { pitch: 18, shift: 5 } }],
+    ['m64n96k64 f16, A shifted (pitch 13, shift 1), B canonical', { n: 96, dtype: 'f16', a: { pitch: 13, shift: 1 }, b: canonical }],
+    ['m64n256k64 bf16, A canonical, B shifted (pitch 10, shift 7)', { n: 256, dtype: 'bf16', a: canonical, b: { pitch: 10, shift: 7 } }],
+  ];
+  it.each(cases)('%s: exact', (_, g) => {
+    const A = ints(64 * 64, 5);
+    const Bt = ints(g.n * 64, 6);
+    const d = runSwizzled(wgmmaSwizzledGemmKernel(t, g), g, A, Bt);
+    expect(mismatches(d, matmul({ ...g, k: 64 }, A, Bt))).toBe(0);
+  });
+
+  it('the shifted case really starts off the 1 KiB atom with an SBO that is no multiple of 1024', () => {
+    const g = cases[1]![1];
+    const descs = descriptorOrs(wgmmaSwizzledGemmKernel(t, g));
+    const sbo = (v: bigint) => Number((v >> 32n) & 0x3fffn) * 16;
+    expect(descs.map((x) => sbo(x.rhs.value))).toEqual([9 * 128, 18 * 128]);
+    expect(descs.map((x) => x.rhs.value >> 62n)).toEqual([1n, 1n]);
+    expect([(g.a.shift * 128) % 1024, (g.b.shift * 128) % 1024]).toEqual([384, 640]);
+  });
+
+  it('the same kernel storing without the XOR (descriptors still 128B) gives wrong numbers', () => {
+    const g = cases[1]![1];
+    const A = ints(64 * 64, 7);
+    const Bt = ints(g.n * 64, 8);
+    const d = runSwizzled(wgmmaSwizzledGemmKernel(t, { ...g, store: 'linear' }), g, A, Bt);
+    expect(mismatches(d, matmul({ ...g, k: 64 }, A, Bt))).toBeGreaterThan(64 * g.n / 2);
+  });
+
+  it('reading the swizzled bytes with the layout type cleared (no swizzle) gives wrong numbers', () => {
+    const g = cases[0]![1];
+    const m = wgmmaSwizzledGemmKernel(t, g);
+    // Clear bits 62..63 of both descriptors; LBO 16 / SBO 1024 are then read as core-matrix strides.
+    for (const x of descriptorOrs(m)) x.rhs = constI64(x.rhs.value & ((1n << 62n) - 1n)) as unknown as { value: bigint };
+    const A = ints(64 * 64, 9);
+    const Bt = ints(g.n * 64, 10);
+    expect(mismatches(runSwizzled(m, g, A, Bt), matmul({ ...g, k: 64 }, A, Bt))).toBeGreaterThan(64 * g.n / 2);
   });
 });
 
@@ -208,9 +272,20 @@ describe('wgmma scheduling and operand checks', () => {
     expect(() => runTiny(m)).toThrow(/wgmma m64n8k16 bf16: non-uniform A descriptor across the warpgroup: thread 0 passes 0x1000080000, thread 32 passes 0x1000080001 \(every thread must pass the same\) \[at @k block %[\w.]+/);
   });
 
-  it('refuses swizzled descriptors and other unmodeled bits', () => {
-    expect(() => runTiny(tinyKernel({ aBits: 1n << 62n }))).toThrow(/wgmma A descriptor 0x4000001000080000 has swizzle mode 1 \(only 0, no swizzle, is modeled\)/);
+  it('refuses the 64B and 32B layout types and other unmodeled bits', () => {
+    expect(() => runTiny(tinyKernel({ aBits: 2n << 62n }))).toThrow(/wgmma A descriptor 0x8000001000080000 has layout type 2 \(64B swizzle; only 0, no swizzle, and 1, 128B swizzle, are modeled\)/);
+    expect(() => runTiny(tinyKernel({ aBits: 3n << 62n }))).toThrow(/wgmma A descriptor 0xc000001000080000 has layout type 3 \(32B swizzle;/);
     expect(() => runTiny(tinyKernel({ aBits: 1n << 49n }))).toThrow(/wgmma A descriptor 0x2001000080000 has bits outside the start/);
+    expect(() => runTiny(tinyKernel({ aBits: (1n << 62n) | (1n << 49n) }))).toThrow(/wgmma A descriptor 0x4002001000080000 has bits outside the start .* \(base offset is not modeled\)/);
+  });
+
+  it('128B swizzle (tiny kernel, A start 0, SBO 256): runs; bad starts, SBOs and bytes outside shared memory are errors', () => {
+    const swz = 1n << 62n;
+    expect(Array.from(runTiny(tinyKernel({ aBits: swz }))).every((v) => Object.is(v, 0))).toBe(true);
+    expect(() => runTiny(tinyKernel({ aBits: swz, aAt: () => 112 }))).toThrow(/wgmma m64n8k16 bf16: A descriptor \(start 112, SBO 256, 128B swizzle\): the k16 step's 32 bytes at row offset 112 cross the end of the 128-byte swizzled row/);
+    // Bit 32 turns SBO 256 (16 units) into 272.
+    expect(() => runTiny(tinyKernel({ aBits: swz | (1n << 32n) }))).toThrow(/A descriptor \(start 0, SBO 272, 128B swizzle\): a 128B-swizzled SBO must be a multiple of 128/);
+    expect(() => runTiny(tinyKernel({ aBits: swz, aAt: () => 3968 }))).toThrow(/wgmma m64n8k16 bf16: A row 1, k 0\.\.7 at shared bytes 4096\.\.4111 \(0x1000\) is outside the 4096 bytes of shared memory \(start 3968, SBO 256, 128B swizzle\)/);
   });
 
   it('an operand outside shared memory is an error naming the bytes', () => {
@@ -284,6 +359,18 @@ describe('wgmma hazard: shared-memory stores into operands not yet waited for', 
     });
     expect(() => runTiny(late(false), 256)).toThrow(/thread 128 stores to shared byte 0 \(0x0\) that wgmma m64n8k16 bf16 of warpgroup 0 .* thread 128 is in warpgroup 1: it may overwrite the operands of warpgroup 0 only after that warpgroup's wgmma\.wait_group and a barrier/);
     expect(() => runTiny(late(true), 256)).not.toThrow();
+  });
+
+  it('a swizzled operand is pending exactly at its swizzled bytes', () => {
+    // A (128B swizzle, start 0, SBO 256): 128-byte line 2 (bytes 256..383, XOR phase 2) is read only
+    // by rows whose logical chunks 0 and 1 land at chunks 2 and 3, i.e. bytes 288..319.
+    const at = (byte: number) => tinyKernel({ aBits: 1n << 62n, beforeWait: (b, tid, smem) => b.ifThen(b.icmp('eq', tid, 0), () => storeAt(() => b.i32(byte))(b, tid, smem)) });
+    expect(() => runTiny(at(288))).toThrow(/wgmma operand overwritten: thread 0 stores to shared byte 288 \(0x120\)/);
+    expect(() => runTiny(at(316))).toThrow(/stores to shared byte 316/);
+    // Unswizzled, these would be the pending core matrix bytes; swizzled they are not read.
+    expect(() => runTiny(at(256))).not.toThrow();
+    expect(() => runTiny(at(320))).not.toThrow();
+    expect(() => runTiny(tinyKernel({ beforeWait: (b, tid, smem) => b.ifThen(b.icmp('eq', tid, 0), () => storeAt(() => b.i32(256))(b, tid, smem)) }))).toThrow(/stores to shared byte 256/);
   });
 
   it('errors are InterpretErrors', () => {

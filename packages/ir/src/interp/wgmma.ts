@@ -1,8 +1,14 @@
 /**
  * sm_90a warpgroup MMA: the exact inline asm `wgmmaAsmText(n, dtype)` that targets/wgmma.ts emits
  * runs as a collective of the 128 threads of a warpgroup, reading A (64×16) and B (n×16, K-major)
- * from shared memory through their descriptors (no swizzle): D[m][j] = Σ_k A[m][k]·B[j][k]
- * (+ D when scale-d is non-zero). The wgmma fence / commit / wait intrinsics feed the hazard
+ * from shared memory through their descriptors (no swizzle, or 128-byte swizzle):
+ * D[m][j] = Σ_k A[m][k]·B[j][k] (+ D when scale-d is non-zero).
+ *
+ * Shared addresses: the descriptor's start is the interpreter's LDS offset, and the 128B swizzle
+ * XORs bits 7..9 of that offset into bits 4..6. On the H200 the XOR uses the absolute shared
+ * address; the two agree because LDS offset 0 stands for a 1 KiB-aligned shared address and the
+ * LDS layout keeps every global's alignment, so a buffer declared `align 1024` (or aligned at run
+ * time from its ptrtoint, which also gives the LDS offset here) has the same bits 7..9 in both. The wgmma fence / commit / wait intrinsics feed the hazard
  * bookkeeping of wgmma-state.ts; the proxy fence is a no-op (memory has one proxy here).
  */
 import type { CallInst, InlineAsm } from '../ir.js';
@@ -15,7 +21,7 @@ import type { CallContext, Lowered } from './intrinsics.js';
 import { S_THREAD } from './machine.js';
 import type { Machine } from './machine.js';
 import { HALF_VALUES, bfloatFromBits } from './numeric.js';
-import { CORE_BYTES, WARPGROUP } from './wgmma-state.js';
+import { CORE_BYTES, SWIZZLE_CHUNK, WARPGROUP } from './wgmma-state.js';
 import type { WgmmaState } from './wgmma-state.js';
 
 let bf16Values: Float64Array | undefined;
@@ -38,27 +44,31 @@ export function parseWgmmaAsm(asm: InlineAsm): { n: number; dtype: MmaDtype } | 
   return { n, dtype };
 }
 
-/** A decoded shared-memory matrix descriptor (bytes). */
+/** A decoded shared-memory matrix descriptor (bytes); `swizzled`: layout type 1 (128B swizzle). */
 interface Descriptor {
   readonly start: number;
   readonly lbo: number;
   readonly sbo: number;
+  readonly swizzled: boolean;
 }
 
 const FIELDS = 0x3fff;
 const hex = (v: unknown): string => `0x${BigInt.asUintN(64, BigInt(v as number | bigint)).toString(16)}`;
+const LAYOUTS = ['no swizzle', '128B swizzle', '64B swizzle', '32B swizzle'];
 
-/** Start (bits 0..13), LBO (16..29), SBO (32..45), all in 16-byte units; any other bit set is refused. */
+/** Start (bits 0..13), LBO (16..29), SBO (32..45), all in 16-byte units, layout type (62..63: 0 or 1); any other bit set is refused. */
 function decodeDescriptor(v: unknown, what: string): Descriptor {
-  // Every field fits below 2^46, so a valid descriptor is always a non-negative safe number here.
-  if (typeof v === 'number' && v >= 0 && v < 2 ** 46) {
-    const lo = v % 4294967296;
-    const hi = (v - lo) / 4294967296;
-    if ((lo & 0xc000c000) === 0 && (hi & ~FIELDS) === 0) return { start: (lo & FIELDS) * 16, lbo: ((lo >>> 16) & FIELDS) * 16, sbo: hi * 16 };
-  }
   const u = BigInt.asUintN(64, BigInt(v as number | bigint));
-  const swizzle = Number(u >> 62n);
-  const why = swizzle !== 0 ? `swizzle mode ${swizzle} (only 0, no swizzle, is modeled)` : 'bits outside the start (0..13), LBO (16..29) and SBO (32..45) fields (base offset is not modeled)';
+  const layout = Number(u >> 62n);
+  const rest = u & ((1n << 62n) - 1n);
+  // Every field fits below 2^46, so the rest of a valid descriptor is a non-negative safe number.
+  if (layout <= 1 && rest < 2n ** 46n) {
+    const r = Number(rest);
+    const lo = r % 4294967296;
+    const hi = (r - lo) / 4294967296;
+    if ((lo & 0xc000c000) === 0 && (hi & ~FIELDS) === 0) return { start: (lo & FIELDS) * 16, lbo: ((lo >>> 16) & FIELDS) * 16, sbo: hi * 16, swizzled: layout === 1 };
+  }
+  const why = layout > 1 ? `layout type ${layout} (${LAYOUTS[layout]}; only 0, no swizzle, and 1, 128B swizzle, are modeled)` : 'bits outside the start (0..13), LBO (16..29), SBO (32..45) and layout type (62..63) fields (base offset is not modeled)';
   throw new InterpretError(`wgmma ${what} descriptor ${hex(v)} has ${why}`);
 }
 
@@ -84,11 +94,43 @@ function wgmmaCollective(n: number, dtype: MmaDtype, args: readonly number[], d:
   const D = new Float64Array(64 * n);
   let u16: Uint16Array | undefined;
 
+  /**
+   * 128B swizzle, K-major: row r's 32 bytes of this k16 step start at logical byte
+   * start + (r % 8)·128 + ⌊r / 8⌋·SBO (LBO unused); each 16-byte chunk at logical byte x is read at
+   * x ^ (((x >> 7) & 7) << 4). `chunks` gets every chunk's offset (bounds and races checked per chunk).
+   */
+  const loadSwizzled = (desc: Descriptor, rows: number, dst: Float64Array, chunks: Int32Array, at: number, which: string, t0: number, who: string, words: Uint16Array): void => {
+    const lds = m.lds;
+    const where = `(start ${desc.start}, SBO ${desc.sbo}, 128B swizzle)`;
+    if (desc.sbo % 128 !== 0) throw new InterpretError(`${name}: ${which} descriptor ${where}: a 128B-swizzled SBO must be a multiple of 128 (rows are whole 128-byte swizzle rows)`);
+    // The 32 bytes of a k16 step must stay inside their 128-byte row; past it they would be the next row's.
+    if (desc.start % 128 > 96) throw new InterpretError(`${name}: ${which} descriptor ${where}: the k16 step's 32 bytes at row offset ${desc.start % 128} cross the end of the 128-byte swizzled row`);
+    for (let r = 0; r < rows; r++) {
+      const row = desc.start + (r & 7) * 128 + (r >> 3) * desc.sbo;
+      for (let c = 0; c < 2; c++) {
+        const x = row + 16 * c;
+        const chunk = x ^ ((x >> 3) & 0x70);
+        if (chunk + SWIZZLE_CHUNK > lds.size) {
+          throw new InterpretError(`${name}: ${which} row ${r}, k ${8 * c}..${8 * c + 7} at shared bytes ${chunk}..${chunk + SWIZZLE_CHUNK - 1} (0x${chunk.toString(16)}) is outside the ${lds.size} bytes of shared memory ${where}`);
+        }
+        lds.checkGroupRead(chunk, SWIZZLE_CHUNK, t0, t0 + WARPGROUP, who);
+        chunks[at++] = chunk;
+        const w = chunk >> 1;
+        const o = r * 16 + 8 * c;
+        for (let e = 0; e < 8; e++) dst[o + e] = values[words[w + e]!]!;
+      }
+    }
+  };
+
   /** Decodes `rows`×16 elements at `desc` into `dst` (row-major, 16 per row), checking bounds and races core by core. */
   const load = (desc: Descriptor, rows: number, dst: Float64Array, cores: Int32Array, at: number, which: string, t0: number, who: string): void => {
     const lds = m.lds;
     if (!u16 || u16.buffer !== lds.view.buffer) u16 = new Uint16Array(lds.view.buffer, 0, lds.size >> 1);
     const words = u16;
+    if (desc.swizzled) {
+      loadSwizzled(desc, rows, dst, cores, at, which, t0, who, words);
+      return;
+    }
     for (let rg = 0; rg < rows / 8; rg++) {
       for (let kg = 0; kg < 2; kg++) {
         const core = desc.start + rg * desc.sbo + kg * desc.lbo;
@@ -130,10 +172,13 @@ function wgmmaCollective(n: number, dtype: MmaDtype, args: readonly number[], d:
       const state = m.lds.wgmma as WgmmaState;
       const what = () => `${who} (issued at ${site()})`;
       state.checkIssue(wg, what);
-      const cores = new Int32Array(16 + n / 4);
-      load(a, 64, A, cores, 0, 'A', t0, who);
-      load(b, n, B, cores, 16, 'B', t0, who);
-      state.issue(wg, cores, what);
+      // What the hazard tracker keeps: core matrices (128 bytes) of unswizzled operands, 16-byte chunks of swizzled ones.
+      const aUnits = a.swizzled ? 128 : 16;
+      const aRead = new Int32Array(aUnits);
+      const bRead = new Int32Array(b.swizzled ? 2 * n : n / 4);
+      load(a, 64, A, aRead, 0, 'A', t0, who);
+      load(b, n, B, bRead, 0, 'B', t0, who);
+      state.issue(wg, [[aRead, a.swizzled ? SWIZZLE_CHUNK : CORE_BYTES], [bRead, b.swizzled ? SWIZZLE_CHUNK : CORE_BYTES]], what);
       // D = A·Bᵀ, products summed in double from +0 in k order (as matmulAcc), rounded once below.
       for (let i = 0; i < 64; i++) {
         const o = i * 16;

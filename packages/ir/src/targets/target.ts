@@ -117,6 +117,18 @@ export interface AsyncCopy {
  * rows x 16 bytes (8 rows of 8 elements along K), each 128 contiguous bytes; core matrix (row
  * group i, K group j) starts at `start + i*sbo + j*lbo`.
  */
+/** Shared-memory layout of a wgmma operand (the descriptor's layout-type field, bits 62..63). */
+export interface WgmmaDescriptorOptions {
+  /**
+   * 'none' (default): 8x16-byte core matrices at LBO / SBO. '128B': K-major rows of 128 bytes (64
+   * 16-bit values), rows of an 8-row group 128 bytes apart, groups `sbo` apart (a multiple of 128),
+   * LBO unused; 16-byte chunk bits 4..6 of each absolute address XORed with bits 7..9
+   * (`swizzle128`). Base offset 0: the pattern is anchored at absolute address 0, so the buffer
+   * it was written in must be 1 KiB aligned; starts may sit on any row (checked on the H200).
+   */
+  readonly swizzle?: 'none' | '128B';
+}
+
 export interface WarpgroupMma {
   /** Threads that issue one instruction together (4 warps, warpgroup-aligned). */
   readonly threads: 128;
@@ -125,9 +137,10 @@ export interface WarpgroupMma {
    * 16-byte aligned). `lbo`: bytes between core matrices adjacent along K; `sbo`: between core
    * matrices adjacent along M (A) or N (B); multiples of 16 below 2^18. The start field is the
    * address in 16-byte units in bits 0..13, so adding `k` to a descriptor moves its start by
-   * `16*k` bytes (while it stays inside shared memory).
+   * `16*k` bytes (while it stays inside shared memory). `options.swizzle`: see `WgmmaDescriptorOptions`
+   * (a 128B-swizzled K-step of 16 values adds 2, i.e. 32 bytes, to the start).
    */
-  descriptor(b: Builder, address: Value, lbo: number, sbo: number): Value;
+  descriptor(b: Builder, address: Value, lbo: number, sbo: number, options?: WgmmaDescriptorOptions): Value;
   /** `wgmma.fence`: orders this thread's register and shared-memory writes before the next wgmma. */
   fence(b: Builder): void;
   /** `wgmma.commit_group`: closes the group of wgmmas issued since the last commit. */

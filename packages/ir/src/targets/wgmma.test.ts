@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { printModule } from '../printer.js';
-import { wgmmaGemmKernel, wgmmaPlace } from '../test-kernels.js';
+import { wgmmaGemmKernel, wgmmaPlace, wgmmaSwizzledGemmKernel, wgmmaSwizzledPlace } from '../test-kernels.js';
 import { compile, findToolchain } from '../toolchain.js';
-import { array, f32, i8, ptr } from '../types.js';
+import { array, f32, i32, i64, i8, ptr } from '../types.js';
 import { zero } from '../constants.js';
 import { gfx950, sm_90 } from './index.js';
 import { TargetError } from './target.js';
-import { isWgmmaN, wgmmaAccAt, wgmmaAsmText } from './wgmma.js';
+import { isWgmmaN, swizzle128, swizzle128Offset, wgmmaAccAt, wgmmaAsmText } from './wgmma.js';
 
 const tc = findToolchain();
 const wg = sm_90.warpgroupMma!;
@@ -57,6 +57,60 @@ describe('sm_90 warpgroup MMA', () => {
     expect(() => wg.descriptor(b, smem, 1 << 18, 128)).toThrow(/lbo must be a multiple of 16/);
   });
 
+  it('descriptor swizzle option: none is the old descriptor byte for byte; 128B sets layout type 1 in bits 62..63', () => {
+    const emit = (options?: Parameters<typeof wg.descriptor>[4]) => {
+      const m = sm_90.createModule();
+      const smem = m.addGlobal({ name: 's', valueType: array(4096, i8), addrspace: 3, align: 1024 });
+      const b = sm_90.kernel(m, 'desc', [{ name: 'p', type: ptr(1) }], { workgroupSize: 128 });
+      wg.descriptor(b, smem, 16, 2304, options);
+      b.ret();
+      return printModule(m);
+    };
+    const plain = (BigInt(2304 >> 4) << 32n) | (BigInt(16 >> 4) << 16n);
+    expect(emit()).toContain(`or i64 %2, ${plain}`);
+    expect(emit({ swizzle: 'none' })).toBe(emit());
+    expect(emit({})).toBe(emit());
+    const swz = emit({ swizzle: '128B' });
+    expect(swz).toContain(`or i64 %2, ${BigInt.asIntN(64, plain | (1n << 62n))}`);
+    expect(swz.replace(String(BigInt.asIntN(64, plain | (1n << 62n))), String(plain))).toBe(emit());
+  });
+
+  it('descriptor swizzle option refuses an SBO off the 128-byte row grid and unknown layouts', () => {
+    const m = sm_90.createModule();
+    const smem = m.addGlobal({ name: 's', valueType: array(4096, i8), addrspace: 3, align: 1024 });
+    const b = sm_90.kernel(m, 'bad', [{ name: 'p', type: ptr(1) }], { workgroupSize: 128 });
+    expect(() => wg.descriptor(b, smem, 16, 1040, { swizzle: '128B' })).toThrow(/128B-swizzled operand needs sbo .* multiple of 128, got 1040/);
+    expect(() => wg.descriptor(b, smem, 16, 1040, { swizzle: '64B' as 'none' })).toThrow(/swizzle must be 'none' or '128B', got 64B/);
+    expect(() => wg.descriptor(b, smem, 16, 1040)).not.toThrow();
+    expect(() => wg.descriptor(b, smem, 16, 2304, { swizzle: '128B' })).not.toThrow();
+  });
+
+  it('swizzle128Offset reproduces the TMA 128B pattern: chunk j of the row at A lands at chunk j ^ ((A >> 7) & 7)', () => {
+    for (const base of [0, 1024, 4096 + 384]) {
+      for (let row = 0; row < 16; row++) {
+        const a = base + row * 128;
+        for (let j = 0; j < 8; j++) for (let e = 0; e < 16; e++) expect(swizzle128Offset(a + 16 * j + e)).toBe(a + (j ^ ((a >> 7) & 7)) * 16 + e);
+      }
+    }
+    expect(swizzle128Offset(128 + 16)).toBe(128);
+    expect(swizzle128Offset(7 * 128 + 3)).toBe(7 * 128 + 7 * 16 + 3);
+    expect(() => swizzle128Offset(-1)).toThrow(RangeError);
+    expect(wgmmaSwizzledPlace({ pitch: 9, shift: 3 }, 8, 8)).toBe(swizzle128Offset((3 + 9) * 128 + 16));
+  });
+
+  it('swizzle128 emits the same function on i32 and i64 and refuses other types', () => {
+    const m = sm_90.createModule();
+    const b = sm_90.kernel(m, 'swz', [{ name: 'u', type: i32 }, { name: 'v', type: i64 }], { workgroupSize: 128 });
+    swizzle128(b, b.arg('u'), 'x');
+    swizzle128(b, b.arg('v'));
+    b.ret();
+    const ir = printModule(m);
+    expect(ir).toMatch(/lshr i32 %u, 3\n.*and i32 %\d+, 112\n.*%x = xor i32 %u, %\d+/);
+    expect(ir).toMatch(/lshr i64 %v, 3\n.*and i64 %\d+, 112\n.*xor i64 %v, %\d+/);
+    expect(swizzle128(b, b.i32(7 * 128 + 16), 'c')).toMatchObject({ kind: 'const.int', value: BigInt(7 * 128 + 96) });
+    expect(() => swizzle128(b, b.f32(0))).toThrow(/swizzle128: the byte address must be i32 or i64, got float/);
+  });
+
   it('refuses a wrong accumulator count, a non-i64 descriptor and a non-shared address', () => {
     const m = sm_90.createModule();
     const b = sm_90.kernel(m, 'bad', [{ name: 'p', type: ptr(1) }], { workgroupSize: 128 });
@@ -79,6 +133,18 @@ describe('sm_90 warpgroup MMA', () => {
     expect(r.ptx).toContain('wgmma.fence.sync.aligned');
     expect(r.ptx).toContain('wgmma.commit_group.sync.aligned');
     expect(r.ptx).toContain('fence.proxy.async.shared::cta');
+    expect(r.cubin?.[0]).toBe(0x7f);
+  });
+
+  it.each([
+    [128, 'bf16', { pitch: 8, shift: 0 }, { pitch: 8, shift: 0 }],
+    [64, 'bf16', { pitch: 9, shift: 3 }, { pitch: 18, shift: 5 }],
+  ] as const)('128B-swizzled m64n%sk64 %s GEMM compiles with LLVM 22 and ptxas; the operands are 1 KiB aligned', async (n, dtype, a, bl) => {
+    const m = wgmmaSwizzledGemmKernel(sm_90, { n, dtype, a, b: bl });
+    const r = await compile(printModule(m), sm_90, { toolchain: tc });
+    if (r.vendor !== 'nvidia') throw new Error('expected PTX');
+    expect(r.ptx).toMatch(/\.shared \.align 1024 \.b8 operands\[/);
+    expect(r.ptx.match(new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n${n}k16\\.f32\\.${dtype}\\.${dtype}`, 'g'))).toHaveLength(4);
     expect(r.cubin?.[0]).toBe(0x7f);
   });
 

@@ -1,6 +1,6 @@
 /**
  * sm_90a warpgroup MMA: `wgmma.mma_async` with both operands in shared memory (K-major, no
- * swizzle) and f32 accumulators. LLVM 22 has intrinsics for the fence, commit and wait but not
+ * swizzle or 128-byte swizzle) and f32 accumulators. LLVM 22 has intrinsics for the fence, commit and wait but not
  * for the MMA itself, so that one is inline asm whose exact text the interpreter recognises.
  * Descriptor fields (LBO = K-direction core-matrix stride in bits 16..29, SBO = M/N-direction
  * stride in bits 32..45) were confirmed on the H200 (both field orders tried); device/run.sh keeps checking them.
@@ -9,7 +9,7 @@ import type { Builder } from '../builder.js';
 import type { Value } from '../ir.js';
 import { constI32, constI64 } from '../constants.js';
 import { f32, i32, i64, struct, typeToString, voidT } from '../types.js';
-import type { MatrixCoord, MmaDtype, WarpgroupMma } from './target.js';
+import type { MatrixCoord, MmaDtype, WarpgroupMma, WgmmaDescriptorOptions } from './target.js';
 import { TargetError } from './target.js';
 
 /** Largest LBO/SBO: 14 bits of 16-byte units. */
@@ -19,6 +19,28 @@ function checkOffset(what: string, bytes: number): void {
   if (!Number.isInteger(bytes) || bytes < 0 || bytes >= MAX_OFFSET || bytes % 16 !== 0) {
     throw new TargetError(`sm_90 wgmma: ${what} must be a multiple of 16 in 0..${MAX_OFFSET - 16}, got ${bytes}`);
   }
+}
+
+/** Layout-type field (bits 62..63) of a 128-byte-swizzled operand; 0 is no swizzle (2 = 64B, 3 = 32B are not emitted). */
+export const WGMMA_SWIZZLE_128B = 1;
+
+/**
+ * 128-byte swizzle of a shared-memory byte address (the TMA / wgmma pattern): 16-byte chunk bits
+ * 4..6 XORed with bits 7..9, i.e. chunk j of the 128-byte row at `a & ~127` lands at chunk
+ * `j ^ ((a >> 7) & 7)`. The hardware applies it to the absolute shared address, so an offset
+ * works only inside a 1 KiB-aligned buffer. JS twin of `swizzle128`.
+ */
+export function swizzle128Offset(byteAddress: number): number {
+  if (!Number.isInteger(byteAddress) || byteAddress < 0 || byteAddress >= 2 ** 31) throw new RangeError(`swizzle128Offset: byte address must be an integer in 0..2^31-1, got ${byteAddress}`);
+  return byteAddress ^ ((byteAddress >> 3) & 0x70);
+}
+
+/** IR twin of `swizzle128Offset`: `a ^ ((a >> 3) & 0x70)` on an i32 or i64 byte address or offset. */
+export function swizzle128(b: Builder, byteAddress: Value, name?: string): Value {
+  if (byteAddress.type.kind !== 'int' || (byteAddress.type.bits !== 32 && byteAddress.type.bits !== 64)) {
+    throw new TargetError(`swizzle128: the byte address must be i32 or i64, got ${typeToString(byteAddress.type)}`);
+  }
+  return b.xor(byteAddress, b.and(b.lshr(byteAddress, 3), 0x70), name);
 }
 
 /** True for the n values wgmma m64nNk16 takes with f16/bf16 inputs: multiples of 8 up to 256. */
@@ -57,12 +79,18 @@ export function wgmmaAccAt(thread: number, i: number, n = 256): MatrixCoord {
 export const warpgroupMma: WarpgroupMma = {
   threads: 128,
 
-  descriptor(b: Builder, address: Value, lbo: number, sbo: number): Value {
+  descriptor(b: Builder, address: Value, lbo: number, sbo: number, options?: WgmmaDescriptorOptions): Value {
     if (address.type.kind !== 'ptr' || address.type.addrspace !== 3) throw new TargetError(`sm_90 wgmma: descriptor address must be ptr addrspace(3), got ${typeToString(address.type)}`);
     checkOffset('lbo', lbo);
     checkOffset('sbo', sbo);
+    const swizzle = options?.swizzle ?? 'none';
+    if (swizzle !== 'none' && swizzle !== '128B') throw new TargetError(`sm_90 wgmma: swizzle must be 'none' or '128B', got ${String(swizzle)}`);
+    // Rows of a 128B-swizzled group are whole 128-byte swizzle rows; a group stride off that grid
+    // would split rows across two XOR phases (never what a TMA or swizzle128 writer produces).
+    if (swizzle === '128B' && sbo % 128 !== 0) throw new TargetError(`sm_90 wgmma: a 128B-swizzled operand needs sbo (bytes between 8-row groups) to be a multiple of 128, got ${sbo}`);
     const start = b.lshr(b.and(b.ptrtoint(address, i64), 0x3ffff), 4);
-    const fields = (BigInt(lbo >> 4) << 16n) | (BigInt(sbo >> 4) << 32n);
+    const layout = swizzle === '128B' ? BigInt(WGMMA_SWIZZLE_128B) << 62n : 0n;
+    const fields = (BigInt(lbo >> 4) << 16n) | (BigInt(sbo >> 4) << 32n) | layout;
     return b.or(start, fields, 'wgmma.desc');
   },
 
