@@ -147,6 +147,64 @@ function wgmmaGemm(ir, t, o) {
   return m;
 }
 
+/**
+ * `wgmmaGemm` with both operands K-major in 128B-swizzled shared memory (one 128-byte row of 64
+ * values per M / N index): row r is 128-byte row `shift + ⌊r/8⌋·pitch + r%8` of a 1 KiB-aligned
+ * region, 16-byte chunk j of it copied by cp.async to `swizzle128(row offset + 16j)`. Descriptors:
+ * 128B swizzle, SBO = 128·pitch, start = the group's first row (row-shifted: off the 1 KiB atom when
+ * `shift` or `pitch` is not a multiple of 8), +32 bytes per k-step. Two commit groups as above.
+ */
+function wgmmaSwizzledGemm(ir, t, o) {
+  const { array, f32, i8, ptr, zero, swizzle128 } = ir;
+  const wg = t.warpgroupMma;
+  const cp = t.asyncCopy;
+  const K = 64;
+  const lines = (l, rows) => l.shift + ((rows >> 3) - 1) * l.pitch + 8;
+  const bBase = Math.ceil((lines(o.a, 128) * 128) / 1024) * 1024;
+  const m = t.createModule();
+  const smem = m.addGlobal({ name: 'operands', valueType: array(bBase + lines(o.b, o.n) * 128, i8), addrspace: 3, align: 1024 });
+  const b = t.kernel(m, o.name, ['a', 'bt', 'd'].map((name) => ({ name, type: ptr(1) })), { workgroupSize: 256, ids: { workitem: ['x'], workgroup: [] } });
+  const tid = t.workitemId(b, 'x');
+  const buf = (name, bytes) => t.globalBuffer(b, b.arg(name), b.i32(bytes));
+  const [A, Bt, D] = [buf('a', 128 * K * 2), buf('bt', o.n * K * 2), buf('d', 128 * o.n * 4)];
+  const stage = (rows, g, l, base) => {
+    for (let c0 = 0; c0 < rows * 8; c0 += 256) {
+      const c = b.add(tid, c0);
+      const row = b.lshr(c, 3);
+      const line = b.add(b.add(b.mul(b.lshr(row, 3), l.pitch), b.and(row, 7)), l.shift + base / 128);
+      const off = swizzle128(b, b.add(b.mul(line, 128), b.mul(b.and(c, 7), 16)));
+      cp.copy(b, g, b.mul(c, 16), b.gep(i8, smem, [off]));
+    }
+  };
+  stage(128, A, o.a, 0);
+  stage(o.n, Bt, o.b, bBase);
+  cp.commit(b);
+  cp.wait(b, 0);
+  wg.proxyFence(b);
+  t.barrier(b);
+  const group = b.lshr(tid, 7);
+  const aDesc = wg.descriptor(b, b.gep(i8, smem, [b.add(b.mul(group, 8 * o.a.pitch * 128), o.a.shift * 128)]), 16, o.a.pitch * 128, { swizzle: '128B' });
+  const bDesc = wg.descriptor(b, b.gep(i8, smem, [b.i32(bBase + o.b.shift * 128)]), 16, o.b.pitch * 128, { swizzle: '128B' });
+  wg.fence(b);
+  let acc = Array.from({ length: o.n / 2 }, () => zero(f32));
+  for (let s = 0; s < K / 16; s++) {
+    acc = wg.mma(b, { n: o.n, dtype: o.dtype, a: b.add(aDesc, BigInt(2 * s)), b: b.add(bDesc, BigInt(2 * s)), acc, accumulate: s > 0 });
+    if (s % 2 === 1) wg.commit(b);
+  }
+  wg.wait(b, 1);
+  wg.wait(b, 0);
+  const t128 = b.and(tid, 127);
+  const warp = b.lshr(t128, 5);
+  const lane = b.and(t128, 31);
+  acc.forEach((v, i) => {
+    const row = b.add(b.add(b.mul(group, 64), b.mul(warp, 16)), b.add(b.lshr(lane, 2), 8 * ((i >> 1) & 1)));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, D, b.mul(b.add(b.mul(row, o.n), col), 4), v);
+  });
+  b.ret();
+  return m;
+}
+
 const f32Bits = (x) => new Uint32Array(Float32Array.of(x).buffer)[0];
 const bf16 = (x) => f32Bits(x) >>> 16; // exact for the small integers used below
 /** Half bits of a small integer (|x| < 2048). */
@@ -158,9 +216,9 @@ const f16 = (x) => {
 };
 
 /** A wgmma GEMM launch: small-integer A (128×64) and Bt (n×64), D 128×n. */
-function wgmmaCase(ir, t, o, seed) {
+function wgmmaCase(ir, t, o, seed, build = wgmmaGemm) {
   return {
-    name: o.name, module: wgmmaGemm(ir, t, o), grid: [1, 1, 1], block: [256, 1, 1], outputs: [2],
+    name: o.name, module: build(ir, t, o), grid: [1, 1, 1], block: [256, 1, 1], outputs: [2],
     signature: ['a', 'bt', 'd'].map((name) => ({ name, type: 'ptr' })),
     inputs() {
       const r = rng(seed);
@@ -231,5 +289,8 @@ export function interpKernels(ir) {
     // sm_90a wgmma, operands through cp.async: K core matrices adjacent with padded row groups / row groups adjacent.
     wgmmaCase(ir, t, { name: 'wgmma_bf16', n: 128, dtype: 'bf16', a: { lbo: 128, sbo: 8 * 128 + 16 }, b: { lbo: 128, sbo: 8 * 128 } }, 13),
     wgmmaCase(ir, t, { name: 'wgmma_f16', n: 96, dtype: 'f16', a: { lbo: 16 * 128, sbo: 128 }, b: { lbo: 12 * 128 + 32, sbo: 128 } }, 17),
+    // 128B swizzle: row-shifted windows (start off the 1 KiB atom, SBO = 9 / 13 rows) against canonical operands.
+    wgmmaCase(ir, t, { name: 'wgmma_swz_bf16', n: 128, dtype: 'bf16', a: { pitch: 9, shift: 3 }, b: { pitch: 8, shift: 0 } }, 19, wgmmaSwizzledGemm),
+    wgmmaCase(ir, t, { name: 'wgmma_swz_f16', n: 96, dtype: 'f16', a: { pitch: 8, shift: 0 }, b: { pitch: 13, shift: 5 } }, 23, wgmmaSwizzledGemm),
   ];
 }
