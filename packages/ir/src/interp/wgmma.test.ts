@@ -48,7 +48,7 @@ function runGemm(m: Module, g: Gemm, A: readonly number[], Bt: readonly number[]
 }
 
 /** D[i][j] = Σ_q A[i][q]·Bt[j][q] in double. */
-function matmul(g: Gemm, A: readonly number[], Bt: readonly number[]): Float64Array {
+function matmul(g: Pick<Gemm, 'n' | 'k'>, A: readonly number[], Bt: readonly number[]): Float64Array {
   const d = new Float64Array(64 * g.n);
   for (let i = 0; i < 64; i++) for (let j = 0; j < g.n; j++) {
     let s = 0;
