@@ -38,13 +38,13 @@ export const WAVE_LAYOUTS: readonly (readonly [number, number])[] = [
 ];
 /**
  * The sm_90a warpgroup-MMA grid: m-blocks of 8x8 pixels (tiles 8, 16 or 32 each way), 64..256
- * output channels per tile, chunks of 16 or 32 channels, and warpgroup layouts (waves_m along
+ * output channels per tile, chunks of 16, 32 or 64 channels (64: 128B-swizzled rows), and warpgroup layouts (waves_m along
  * tile_k, waves_n along the m-blocks) of 1 to 8 warpgroups. On the H200 no tile shape wins
  * everywhere (occupancy and tile size trade off), so the bench times a spread of them.
  */
 export const WGMMA_TILE_CHOICES = [8, 16, 32] as const;
 export const WGMMA_TILE_K_CHOICES = [64, 128, 256] as const;
-export const WGMMA_CK_CHOICES = [16, 32] as const;
+export const WGMMA_CK_CHOICES = [16, 32, 64] as const;
 export const WGMMA_LAYOUTS: readonly (readonly [number, number])[] = [
   [1, 1],
   [1, 2],

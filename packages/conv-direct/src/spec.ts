@@ -246,6 +246,17 @@ export const WGMMA_MAX_STAGES = 4;
  * two, copies run one chunk ahead and every chunk waits for its wgmmas.
  */
 export interface WgmmaLds {
+  /**
+   * ck 64: K-major rows of 64 channels = 128 bytes, 128B-swizzled (16-byte chunk j of a row at
+   * j ^ (address bits 7..9)): one row per halo pixel and per (tap, output channel), stages on 1 KiB
+   * boundaries. On the H200 this layout fed wgmma ~1.9x faster than the 16-byte core-matrix planes
+   * (packages/ir/device/probes/tma-conv). Other ck: the unswizzled planes.
+   */
+  readonly swizzle: boolean;
+  /** Bytes of one operand row: 128 (swizzled) or 16 (one 8-channel core-matrix row). */
+  readonly rowBytes: number;
+  /** Extra bytes the kernel asks for to align its window to 1 KiB (swizzled), else 0. */
+  readonly alignSlack: number;
   readonly ldsInH: number;
   readonly ldsInW: number;
   /** Halo columns per plane row. */
@@ -258,20 +269,26 @@ export interface WgmmaLds {
 }
 
 const CORE_ROW_BYTES = X_VECTOR_ELEMS * ELEMENT_BYTES;
+/** Channels per chunk that make the warpgroup-MMA kernel use 128B-swizzled rows (see {@link WgmmaLds}). */
+export const WGMMA_SWIZZLE_CK = 64;
+const SWIZZLE_ATOM_BYTES = 1024;
+const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
 export function wgmmaLds(spec: Spec): WgmmaLds {
   const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
   const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
   const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
-  // tile_n halo tiles stacked along rows, as in the LDS-halo kernel.
-  const planeBytes = spec.tile_n * ldsInH * planeColumns * CORE_ROW_BYTES;
+  const swizzle = spec.ck === WGMMA_SWIZZLE_CK;
+  const rowBytes = swizzle ? spec.ck * ELEMENT_BYTES : CORE_ROW_BYTES;
+  // tile_n halo tiles stacked along rows, as in the LDS-halo kernel; swizzled: one plane of 128-byte rows.
+  const planeBytes = spec.tile_n * ldsInH * planeColumns * rowBytes;
   const groups = spec.ck / X_VECTOR_ELEMS;
-  const xStageBytes = groups * planeBytes;
-  const wStageBytes = spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
+  const xStageBytes = swizzle ? roundUp(planeBytes, SWIZZLE_ATOM_BYTES) : groups * planeBytes;
+  const wStageBytes = swizzle ? roundUp(spec.R * spec.S * spec.tile_k * rowBytes, SWIZZLE_ATOM_BYTES) : spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
   const t = targetFacts(spec.target);
   const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / (xStageBytes + wStageBytes));
   const stages = Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
-  return { ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes, stages };
+  return { swizzle, rowBytes, alignSlack: swizzle ? SWIZZLE_ATOM_BYTES : 0, ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes, stages };
 }
 
 /** LDS stages of a warpgroup-MMA spec (see {@link wgmmaLds}). */
@@ -295,7 +312,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
   const ldsXElems = lds.xStageBytes / ELEMENT_BYTES;
   const ldsWElems = lds.wStageBytes / ELEMENT_BYTES;
-  const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages;
+  const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages + lds.alignSlack;
   const xVectors = ldsRows * ldsInW * xChannelVectors;
   const wSlots = ldsWElems / X_VECTOR_ELEMS;
   const mBlocksPerWave = mBlocks / spec.waves_n;

@@ -40,6 +40,7 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90-grouped-gm8-pieces', spec: { ...sm90, variant: 'grouped', group_merge: 8, tile_w: 16, tile_k: 32, waves_m: 1 } },
   { name: 'sm90a-wgmma-t16x8x128-ck32-w1x2-bf16', spec: wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 }) },
   { name: 'sm90a-wgmma-split-c-t16x16x128-w1x2', spec: wgmmaSpec({ variant: 'split_c', tile_h: 16, tile_w: 16, tile_k: 128, waves_n: 2 }) },
+  { name: 'sm90a-wgmma-ck64-swizzled-t16x16x64-w1x2', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2 }) },
   { name: 'sm90a-wgmma-split-c-t8x8x128-ck32-w1x2-n4', spec: wgmmaSpec({ variant: 'split_c', tile_k: 128, ck: 32, waves_n: 2, tile_n: 4 }) },
   { name: 'sm90a-wgmma-fp16-stride2-t8x16x64-w2x2', spec: wgmmaSpec({ dtype: 'fp16', stride_h: 2, stride_w: 2, tile_w: 16, waves_m: 2, waves_n: 2 }) },
   { name: 'sm90-split-c-t8x8x32-ck16-w1x4-n4-db', spec: { ...sm90, variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, tile_n: 4 } },

@@ -60,6 +60,9 @@ const cases: Case[] = [
   { name: 'wgmma 1x1 p0 bf16 ck32 t8x16x32', spec: wgmmaSpec({ ...one, tile_w: 16, tile_k: 32, ck: 32, waves_n: 2 }), problem: p3({ ...pOne, C: 64, W: 20, K: 32 }), epilogue: 'direct' },
   { name: 'wgmma 1x1 s2 fp16 (odd halo width), one chunk', spec: wgmmaSpec({ ...one, ...s2, dtype: 'fp16', tile_w: 16, waves_n: 2 }), problem: p3({ ...pOne, ...ps2, dtype: 'fp16', H: 9, W: 33, C: 16 }), epilogue: 'direct' },
   { name: 'wgmma 5x5 p2 fp16 N 128, 7x7 map, 4 chunks', spec: wgmmaSpec({ ...five, dtype: 'fp16', tile_k: 128 }), problem: p3({ ...pFive, dtype: 'fp16', H: 7, W: 7, C: 64, K: 128 }), epilogue: 'direct' },
+  // ck 64: 128-byte rows, 128B-swizzled, stages on 1 KiB boundaries of a runtime-aligned window.
+  { name: 'wgmma ck64 swizzled 3x3 s1 bf16 t16x16x64 w1x2, 2 chunks, partial H/W/K', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2 }), problem: p3({ H: 14, W: 18, C: 128, K: 40 }), epilogue: 'direct' },
+  { name: 'wgmma ck64 swizzled 3x3 s2 fp16 t8x8x64 w2x1 (stride-2 columns, N 32), 3 chunks', spec: wgmmaSpec({ ...s2, ck: 64, dtype: 'fp16', tile_k: 64, waves_m: 2 }), problem: p3({ ...ps2, H: 15, W: 29, C: 192, K: 64, dtype: 'fp16' }), epilogue: 'direct' },
   { name: 'wgmma bf16 N 256 (128 accumulators per thread), partial K tile', spec: wgmmaSpec({ tile_k: 256 }), problem: p3({ H: 8, W: 8, C: 32, K: 200 }), epilogue: 'direct' },
 ];
 

@@ -40,6 +40,7 @@ const dense: Case[] = [
   // sm_90a wgmma: one 8x8 m-block per image of the tile, m-blocks over warpgroups.
   { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x2 (two images per warpgroup), N 5, 7x7 map', spec: wgmmaSpec({ tile_n: 4, waves_n: 2 }), problem: p3({ N: 5, H: 7, W: 7 }), epilogue: 'direct', waveImages: 2 },
   { name: 'sm_90a wgmma fp16 t8x16 tile_n 2 w2x1, N 3, K 128 over two warpgroups', spec: wgmmaSpec({ dtype: 'fp16', tile_w: 16, tile_k: 128, waves_m: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 13, K: 128, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
+  { name: 'sm_90a wgmma ck64 swizzled bf16 t8x8 tile_n 2 w1x2, N 3', spec: wgmmaSpec({ ck: 64, tile_n: 2, waves_n: 2 }), problem: p3({ N: 3, H: 7, W: 8, C: 128 }), epilogue: 'direct', waveImages: 1 },
   { name: 'sm_90a wgmma bf16 s2 tile_n 2, N 3, stride-2 planes', spec: wgmmaSpec({ stride_h: 2, stride_w: 2, tile_n: 2 }), problem: p3({ N: 3, H: 15, W: 13, strideH: 2, strideW: 2 }), epilogue: 'direct', waveImages: 2 },
   { name: 'sm_90 bf16 1x1 tile_k 128 tile_n 2, N 5, direct-store epilogue', spec: sm90Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_w: 16, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 5, H: 6, W: 14, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'direct', waveImages: 1 },
 ];

@@ -11,7 +11,7 @@
  *      output row (stride 2 stores even columns, then odd ones, so they stay adjacent);
  *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
  */
-import { f32, i8, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
+import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
@@ -88,9 +88,13 @@ class WgmmaConvBuilder {
     return this.spec.stride_w === 2 ? (c % 2) * (this.layout.planeColumns / 2) + Math.floor(c / 2) : c;
   }
 
-  private emitBody(b: Builder, lds: Value): void {
+  private emitBody(b: Builder, window: Value): void {
     const { spec, t, wg } = this;
     const arg = (n: string) => b.arg(n);
+    const L = this.layout;
+    // Swizzled rows take their XOR pattern from absolute address bits 7..9: start on a 1 KiB boundary
+    // (the kernel asks for alignSlack bytes more).
+    const lds = L.swizzle ? b.gep(i8, window, [b.trunc(b.and(b.sub(0, b.ptrtoint(window, i64)), 1023), i32)], { name: 'lds.aligned' }) : window;
 
     // ---- ids and grid decode (as build.ts: channel tile fastest inside a super-tile, split slowest)
     const tid = t.workitemId(b, 'x');
@@ -131,12 +135,17 @@ class WgmmaConvBuilder {
     // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
     // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
     const blockOffsets = this.blockOffsets(b, gn);
-    const channelOffset = b.mul(gm, this.n * ROW);
+    const channelOffset = b.mul(gm, this.n * L.rowBytes);
     const descs = (stage: Value) => {
       const xs = xBase(stage);
       const ws = wBase(stage);
-      const a = blockOffsets.map((off) => wg.descriptor(b, at(b.add(xs, off)), this.layout.planeBytes, spec.stride_h * this.layout.planeColumns * ROW));
-      const w = wg.descriptor(b, at(b.add(ws, channelOffset)), spec.tile_k * ROW, 8 * ROW);
+      // Swizzled K-major: LBO unused (16), SBO = next 8-row group (next output row of the m-block / 8 channels on).
+      const a = blockOffsets.map((off) =>
+        L.swizzle
+          ? wg.descriptor(b, at(b.add(xs, off)), 16, spec.stride_h * L.planeColumns * L.rowBytes, { swizzle: '128B' })
+          : wg.descriptor(b, at(b.add(xs, off)), L.planeBytes, spec.stride_h * L.planeColumns * ROW),
+      );
+      const w = L.swizzle ? wg.descriptor(b, at(b.add(ws, channelOffset)), 16, 8 * L.rowBytes, { swizzle: '128B' }) : wg.descriptor(b, at(b.add(ws, channelOffset)), spec.tile_k * ROW, 8 * ROW);
       return { a, w };
     };
     // `then` runs between issuing the chunk's wgmmas and waiting for them: the copies are issued
@@ -150,8 +159,10 @@ class WgmmaConvBuilder {
         for (let s = 0; s < spec.S; s++)
           for (let kk = 0; kk < spec.ck / 16; kk++) {
             const tap = r * spec.S + s;
-            const aStep = (2 * kk * this.layout.planeBytes + (r * this.layout.planeColumns + this.ldsColumn(s)) * ROW) / 16;
-            const wStep = ((tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
+            // A k-step is 16 channels: 2 planes on, or 32 bytes along a swizzled row.
+            const window = (r * L.planeColumns + this.ldsColumn(s)) * L.rowBytes;
+            const aStep = ((L.swizzle ? 32 * kk : 2 * kk * L.planeBytes) + window) / 16;
+            const wStep = (L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
             const wDesc = b.add(d.w, BigInt(wStep));
             for (let j = 0; j < this.blocksPerGroup; j++) {
               out[j] = wg.mma(b, { n: this.n, dtype: spec.dtype === 'bf16' ? 'bf16' : 'f16', a: b.add(d.a[j]!, BigInt(aStep)), b: wDesc, acc: out[j]! });
@@ -201,9 +212,14 @@ class WgmmaConvBuilder {
       const row = b.mul(image ? b.add(b.mul(image, this.layout.ldsInH), haloRow) : haloRow, this.layout.planeColumns);
       // Column of the block's first pixel: stride 1 → 8*bw; stride 2 → even half, index 8*bw.
       const col = b.mul(bw, 8);
-      out.push(b.mul(b.add(row, col), ROW, `x.block${j}`));
+      out.push(b.mul(b.add(row, col), this.layout.rowBytes, `x.block${j}`));
     }
     return out;
+  }
+
+  /** Byte offset of 16-byte chunk `chunk` of 128-byte row `row` in a 1 KiB-aligned swizzled stage: chunk ^ (row & 7), i.e. address bits 4..6 ^= 7..9. */
+  private swizzledRow(b: Builder, row: Value, chunk: Value, name: string): Value {
+    return b.add(b.mul(row, this.layout.rowBytes), b.shl(b.xor(chunk, b.and(row, 7)), 4), name);
   }
 
   /** M-block `q` of the tile: its image inside the tile (undefined for tile_n 1), block row and block column. */
@@ -236,7 +252,8 @@ class WgmmaConvBuilder {
       const elem = b.add(b.add(b.add(b.mul(n, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
       const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.layout.planeColumns / 2), b.lshr(col, 1)) : col;
-      const lds = b.add(b.mul(cg, this.layout.planeBytes), b.mul(b.add(b.mul(row, this.layout.planeColumns), ldsCol), ROW), `x.lds${j}`);
+      const pixel = () => b.add(b.mul(row, this.layout.planeColumns), ldsCol);
+      const lds = this.layout.swizzle ? this.swizzledRow(b, pixel(), cg, `x.lds${j}`) : b.add(b.mul(cg, this.layout.planeBytes), b.mul(pixel(), ROW), `x.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
@@ -261,7 +278,9 @@ class WgmmaConvBuilder {
       if (inTile) valid = b.and(valid, inTile);
       const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), b.arg('C')), b.add(b.mul(cg, 8), c0));
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
-      const lds = b.mul(b.add(b.mul(b.add(b.mul(tap, groups), cg), spec.tile_k), k), ROW, `w.lds${j}`);
+      const lds = this.layout.swizzle
+        ? this.swizzledRow(b, b.add(b.mul(tap, spec.tile_k), k), cg, `w.lds${j}`)
+        : b.mul(b.add(b.mul(b.add(b.mul(tap, groups), cg), spec.tile_k), k), ROW, `w.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
