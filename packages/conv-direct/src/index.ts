@@ -17,6 +17,7 @@ export {
   TARGETS,
   TARGET_NAMES,
   isTargetName,
+  isWarpgroupAtom,
   targetFacts,
   type AtomFacts,
   type AtomName,

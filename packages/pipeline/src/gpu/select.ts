@@ -1,4 +1,4 @@
-import { chooseSplits, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, TARGETS, type Problem, type Spec } from '@rocke/conv-direct';
+import { chooseSplits, isWarpgroupAtom, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, TARGETS, wgmmaLds, type Problem, type Spec } from '@rocke/conv-direct';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {
@@ -12,7 +12,7 @@ export interface CandidateScore {
   readonly tileUtilization: number;
   /** Workgroups / (rounds of one workgroup per CU / SM × CUs / SMs): how full the grid's last round is. */
   readonly waveFill: number;
-  /** tileUtilization × waveFill: the primary sort key (higher first). */
+  /** tileUtilization × waveFill (× {@link UNSWIZZLED_WGMMA_FACTOR} for unswizzled wgmma): the primary sort key (higher first). */
   readonly score: number;
   /**
    * Operand fragments a wave reads from LDS per MMA (activation rows shared by the R taps, one
@@ -25,6 +25,14 @@ export interface CandidateScore {
   /** split_c: the split count the planner would choose. */
   readonly splits?: number;
 }
+
+/**
+ * The one measured number in the order: a wgmma spec with the unswizzled core-matrix layout (ck 16
+ * or 32) ran about 0.6x as fast as one with 128B-swizzled rows (ck 64) on the H200 — the probe
+ * (packages/ir/device/probes/tma-conv: 417 vs 650-780 TF/s) and the bench (d_64_c640: 307 vs 190 us).
+ * So within the wgmma share the swizzled specs come first unless their tiles waste far more.
+ */
+export const UNSWIZZLED_WGMMA_FACTOR = 0.6;
 
 /**
  * Scores one spec for one problem. The model is deliberately simple (tile padding waste and grid
@@ -53,7 +61,8 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   // penalize exactly the high-occupancy specs the timing should get to see.
   const units = TARGETS[spec.target].computeUnits;
   const waveFill = workgroups / (Math.ceil(workgroups / units) * units);
-  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill, fragmentsPerMma, tileVolume };
+  const layout = isWarpgroupAtom(spec.atom) && !wgmmaLds(spec).swizzle ? UNSWIZZLED_WGMMA_FACTOR : 1;
+  const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill * layout, fragmentsPerMma, tileVolume };
   return splits === undefined ? base : { ...base, splits };
 }
 
