@@ -87,6 +87,18 @@ function mma(ir, t) {
   return m;
 }
 
+/** Stores warpgroup `group`'s m64nN f32 accumulators row-major into D (warp w of the group holds rows 64·group + 16w..). */
+function storeAccumulators(b, t, D, tid, group, n, acc) {
+  const t128 = b.and(tid, 127);
+  const warp = b.lshr(t128, 5);
+  const lane = b.and(t128, 31);
+  acc.forEach((v, i) => {
+    const row = b.add(b.add(b.mul(group, 64), b.mul(warp, 16)), b.add(b.lshr(lane, 2), 8 * ((i >> 1) & 1)));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, D, b.mul(b.add(b.mul(row, n), col), 4), v);
+  });
+}
+
 /**
  * Two warpgroups: D (128×n f32) = A (128×64) · Btᵀ (Bt n×64), both row-major 16-bit. Operands go
  * to shared memory with 16-byte cp.async (one core-matrix row each) in the layouts `la` / `lb`
@@ -135,14 +147,7 @@ function wgmmaGemm(ir, t, o) {
   }
   wg.wait(b, 1);
   wg.wait(b, 0);
-  const t128 = b.and(tid, 127);
-  const warp = b.lshr(t128, 5);
-  const lane = b.and(t128, 31);
-  acc.forEach((v, i) => {
-    const row = b.add(b.add(b.mul(group, 64), b.mul(warp, 16)), b.add(b.lshr(lane, 2), 8 * ((i >> 1) & 1)));
-    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
-    t.globalStore(b, D, b.mul(b.add(b.mul(row, o.n), col), 4), v);
-  });
+  storeAccumulators(b, t, D, tid, group, o.n, acc);
   b.ret();
   return m;
 }
@@ -193,14 +198,7 @@ function wgmmaSwizzledGemm(ir, t, o) {
   }
   wg.wait(b, 1);
   wg.wait(b, 0);
-  const t128 = b.and(tid, 127);
-  const warp = b.lshr(t128, 5);
-  const lane = b.and(t128, 31);
-  acc.forEach((v, i) => {
-    const row = b.add(b.add(b.mul(group, 64), b.mul(warp, 16)), b.add(b.lshr(lane, 2), 8 * ((i >> 1) & 1)));
-    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
-    t.globalStore(b, D, b.mul(b.add(b.mul(row, o.n), col), 4), v);
-  });
+  storeAccumulators(b, t, D, tid, group, o.n, acc);
   b.ret();
   return m;
 }

@@ -2,6 +2,7 @@
  * Small kernels written once against the Target interface (used by the tests and as examples).
  * Each builds a fresh module for the given target.
  */
+import type { Builder } from './builder.js';
 import type { Value } from './ir.js';
 import type { Module } from './module.js';
 import { zero } from './constants.js';
@@ -106,6 +107,17 @@ export interface WgmmaOperandLayout {
 /** Byte offset of element (row, k) of a K-major operand placed with `l` (8x8-element core matrices of 128 bytes). */
 export const wgmmaPlace = (l: WgmmaOperandLayout, row: number, k: number): number => (row >> 3) * l.sbo + (k >> 3) * l.lbo + (row & 7) * 16 + (k & 7) * 2;
 
+/** Stores a warpgroup's m64nN f32 accumulators row-major into D (accAt's formula as IR: warp w holds rows 16w.., the mma.sync C layout per 8 columns). */
+function storeWgmmaAccumulators(b: Builder, t: Target, dBuf: GlobalBuffer, tid: Value, n: number, acc: readonly Value[]): void {
+  acc.forEach((v, i) => {
+    const warp = b.lshr(tid, 5);
+    const lane = b.and(tid, 31);
+    const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));
+    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
+    t.globalStore(b, dBuf, b.mul(b.add(b.mul(row, n), col), 4), v);
+  });
+}
+
 /**
  * One warpgroup computes D = A·Bᵀ with sm_90a wgmma m64n{n}k16: A is 64×k row-major, Bt is n×k
  * row-major (B stored K-major, as conv weights and NHWC activations are), D is 64×n row-major f32.
@@ -156,14 +168,7 @@ export function wgmmaGemmKernel(t: Target, o: { n: number; k: number; dtype: 'bf
   }
   wg.commit(b);
   wg.wait(b, 0);
-  acc.forEach((v, i) => {
-    // accAt is per thread; emit its formula: warp w rows 16w.., mma.sync C layout per 8 columns.
-    const warp = b.lshr(tid, 5);
-    const lane = b.and(tid, 31);
-    const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));
-    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
-    t.globalStore(b, dBuf, b.mul(b.add(b.mul(row, o.n), col), 4), v);
-  });
+  storeWgmmaAccumulators(b, t, dBuf, tid, o.n, acc);
   b.ret();
   return m;
 }
@@ -237,13 +242,7 @@ export function wgmmaSwizzledGemmKernel(t: Target, o: { n: number; dtype: 'bf16'
   }
   wg.commit(b);
   wg.wait(b, 0);
-  acc.forEach((v, i) => {
-    const warp = b.lshr(tid, 5);
-    const lane = b.and(tid, 31);
-    const row = b.add(b.add(b.mul(warp, 16), b.lshr(lane, 2)), 8 * ((i >> 1) & 1));
-    const col = b.add(b.mul(b.and(lane, 3), 2), 8 * (i >> 2) + (i & 1));
-    t.globalStore(b, dBuf, b.mul(b.add(b.mul(row, o.n), col), 4), v);
-  });
+  storeWgmmaAccumulators(b, t, dBuf, tid, o.n, acc);
   b.ret();
   return m;
 }
