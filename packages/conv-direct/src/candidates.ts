@@ -355,7 +355,9 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
   const out: Spec[] = [];
   for (const spec of specs) {
     const wgmma = isWarpgroupAtom(spec.atom);
-    const tileH = tightest(wgmma ? WGMMA_TILE_CHOICES : fittedHeights(Ho), Ho);
+    // Grid heights, not fitted ones: LLVM 22 takes 30-55 s on gfx950 for multi-image 14-row tiles
+    // (7-row wave bands), against ~0.2 s for the rest of compile-all's default set.
+    const tileH = tightest(wgmma ? WGMMA_TILE_CHOICES : TILE_H_CHOICES, Ho);
     const tileW = tightest(wgmma ? WGMMA_TILE_CHOICES : fittedWidths(Wo, spec.atom), Wo);
     if (spec.tile_h !== tileH || spec.tile_w !== tileW) continue;
     for (const n of tileN) if (n > 1 && n <= problem.N) out.push({ ...spec, tile_n: n });
