@@ -92,8 +92,21 @@ export interface SelectOptions {
 }
 
 /** Splits `cap` over `n` variants: equal shares, the remainder to the first ones. */
-function shares(cap: number, n: number): number[] {
+/** `cap` split into `n` near-equal shares, the larger ones first (7 over 2: [4, 3]). */
+export function capShares(cap: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.floor(cap / n) + (i < cap % n ? 1 : 0));
+}
+
+/**
+ * A variant's specs for the bench: each MMA atom (sm_90: mma.sync and wgmma; AMD: its two MFMA
+ * shapes) gets its own share of `cap`, in first-seen atom order, filled in `orderCandidates` order.
+ * The host score models tile waste and grid fill, not the atoms' throughputs, so none crowds out
+ * another. Used by the selection and by the bench's manifest built from a compile cache alike.
+ */
+export function orderByAtomShares(specs: readonly Spec[], problem: Problem, cap: number): ReturnType<typeof orderCandidates> {
+  const atoms = [...new Set(specs.map((s) => s.atom))];
+  const quota = capShares(cap, Math.max(atoms.length, 1));
+  return atoms.flatMap((atom, j) => orderCandidates(specs.filter((s) => s.atom === atom), problem, { cap: quota[j]!, keepSpilling: true }));
 }
 
 /**
@@ -111,17 +124,11 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
     const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
-    const quota = shares(cap, Math.max(wanted.length, 1));
+    const quota = capShares(cap, Math.max(wanted.length, 1));
     const variants = wanted.map((variant, i): VariantSelection => {
       const valid = problemCandidates(problem, target, { variant }).valid;
       const likely = spillFilter(valid);
-      // Each MMA atom (sm_90: mma.sync and wgmma; AMD: its two MFMA shapes) gets its own share: the
-      // host score models tile waste and grid fill, not the atoms' throughputs, so none crowds out another.
-      const atoms = [...new Set(likely.kept.map((s) => s.atom))];
-      const atomQuota = shares(quota[i]!, Math.max(atoms.length, 1));
-      const ordered = atoms.flatMap((atom, j) =>
-        orderCandidates(likely.kept.filter((s) => s.atom === atom), problem, { cap: atomQuota[j]!, keepSpilling: true }),
-      );
+      const ordered = orderByAtomShares(likely.kept, problem, quota[i]!);
       return {
         variant,
         valid: valid.length,

@@ -15,7 +15,7 @@ import { benchShape, type ShapeBenchOptions, type ShapeResult } from './bench-sh
 import { findCudnnScript, runCudnnBaseline, suiteShape, type SuiteShape } from './cudnn.js';
 import { parseBenchManifest, readBenchManifest, type BenchManifest, type ManifestShape } from './manifest.js';
 import { benchVariants, DEFAULT_PREP_CAP } from './prep.js';
-import { orderCandidates } from './select.js';
+import { capShares, orderByAtomShares } from '../problem-set.js';
 
 /** Options of {@link gpuBench} and {@link gpuRunConv} beyond the CLI request. */
 export interface GpuBenchOptions {
@@ -75,7 +75,7 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
       available[variant] = valid.length;
       const compiled = valid.filter((s) => conv.has(kernelName(s)));
       if (compiled.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
-      for (const o of orderCandidates(compiled, problem, { cap: Math.ceil(cap / variants.length), keepSpilling: true })) {
+      for (const o of orderByAtomShares(compiled, problem, capShares(cap, variants.length)[variants.indexOf(variant)]!)) {
         const e = conv.get(o.score.kernelName)!;
         candidates.push({ kernelName: e.kernelName, variant: o.spec.variant, spec: { ...o.spec }, code: e.code, score: o.score.score });
       }

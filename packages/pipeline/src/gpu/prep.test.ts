@@ -11,6 +11,7 @@ import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep, benchVariants } from './prep.js';
+import { selectProblemSpecs } from '../problem-set.js';
 import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, SPLIT_TRIAL_WINDOW, splitTrials, UNSWIZZLED_WGMMA_FACTOR } from './select.js';
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
@@ -97,6 +98,19 @@ describe('bench-prep', () => {
     const sync = valid.find((s) => s.atom === 'm16n8k16')!;
     const sc = scoreCandidate(sync, dense);
     expect(sc.score).toBeCloseTo(sc.tileUtilization * sc.waveFill, 12);
+  });
+
+  it('builds a manifest from a cache holding more than the cap with the selection\'s per-atom shares', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const cache = new KernelCache(join(root, 'cache'));
+    const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
+    await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'kernels'), cache, compiler: fakeCompiler(), pruner: null, cap: 12, jobs: 2 });
+    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    const [selected] = selectProblemSpecs(problems, 'sm_90', { cap: 4 });
+    const names = selected!.variants.flatMap((v) => v.specs.map(kernelName));
+    // Cap 4 = 2 per variant = 1 per MMA atom: one mma.sync and one wgmma spec per variant, as bench-prep picks.
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName)).toEqual(names);
+    expect(fromCache.shapes[0]!.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
   });
 
   it('compiles each shape\'s capped candidates through the cache and exports deduplicated blobs with a manifest', async () => {
