@@ -19,6 +19,7 @@ import {
   zero,
   type Builder,
   type GlobalBuffer,
+  type KernelOptions,
   type KernelParam,
   type MmaAtom,
   type Module,
@@ -79,25 +80,40 @@ export class ConvKernelError extends Error {
 }
 
 /** Kernel parameters of a kernarg table: buffers are `noalias` global pointers, scalars i32 or f32. */
-export function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
+function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
   if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
   return abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
 }
 
-/**
- * sm_90: a conv first waits for the grid ahead of it (which may write x, or, for split_c, be the
- * reduce still reading the workspace), then lets the grid after it launch; so the runtime may run
- * convs and reduces as programmatic dependent launches. Launched plainly: no-ops. AMD: nothing.
- */
-export function emitGridDependency(b: Builder, t: Target): void {
-  if (!t.gridDependency) return;
-  t.gridDependency.wait(b);
-  t.gridDependency.launchDependents(b);
+/** A conv kernel opened by {@link openConvKernel}: its module, symbol, ABI table, builder at entry and LDS window. */
+export interface OpenConvKernel {
+  readonly module: Module;
+  readonly name: string;
+  readonly abi: readonly KernargEntry[];
+  readonly b: Builder;
+  /** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
+  readonly lds: Value;
 }
 
-/** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
-export function dynamicLds(module: Module, align: number): Value {
-  return module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align });
+/**
+ * The start both conv builders share: the module, the kernel with the variant's kernarg table as
+ * parameters, and then, on sm_90, `griddepcontrol.wait` and `launch_dependents` before anything
+ * else. A conv first waits for the grid ahead of it (which may write x, or, for split_c, be the
+ * reduce still reading the workspace), then lets the grid after it launch, so the runtime may run
+ * convs and reduces as programmatic dependent launches; launched plainly these are no-ops, and AMD
+ * has neither. Last the LDS window, aligned to `ldsAlign` bytes.
+ */
+export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ldsAlign: number): OpenConvKernel {
+  const name = kernelName(spec);
+  const module = t.createModule();
+  const abi = kernargTable(spec.variant);
+  const b = t.kernel(module, name, kernelParams(abi), options);
+  if (t.gridDependency) {
+    t.gridDependency.wait(b);
+    t.gridDependency.launchDependents(b);
+  }
+  const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: ldsAlign });
+  return { module, name, abi, b, lds };
 }
 
 /**
@@ -260,10 +276,7 @@ class ConvKernelBuilder {
 
   build(): ConvKernel {
     const { spec, t } = this;
-    const name = kernelName(spec);
-    const module = t.createModule();
-    const abi = kernargTable(spec.variant);
-    const b = t.kernel(module, name, kernelParams(abi), {
+    const { module, name, abi, b, lds } = openConvKernel(spec, t, {
       workgroupSize: this.threads,
       ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
       // sm_90: when shared memory admits one block per SM, say so (.minnctapersm 1). Otherwise ptxas
@@ -271,9 +284,7 @@ class ConvKernelBuilder {
       // occupancy the LDS never allows.
       ...(t.vendor === 'nvidia' && residency(spec).limits.shared <= 1 ? { minBlocksPerSm: 1 } : {}),
       ids: { workitem: ['x'], workgroup: ['x'] },
-    });
-    emitGridDependency(b, t);
-    const lds = dynamicLds(module, 16);
+    }, 16);
     this.emitBody(b, lds);
     b.ret();
     return {

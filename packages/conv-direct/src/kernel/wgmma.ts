@@ -12,12 +12,11 @@
  *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
  */
 import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
-import { kernargTable } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
-import { kernelName, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
+import { specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitTileOrigin } from './grid-decode.js';
-import { ConvKernelError, SENTINEL_OFFSET, dynamicLds, emitChannelSlice, emitGridDependency, kernelParams, type ConvKernel } from './build.js';
+import { ConvKernelError, SENTINEL_OFFSET, emitChannelSlice, openConvKernel, type ConvKernel } from './build.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -60,12 +59,7 @@ class WgmmaConvBuilder {
 
   build(): ConvKernel {
     const { spec, t } = this;
-    const name = kernelName(spec);
-    const module = t.createModule();
-    const abi = kernargTable(spec.variant);
-    const b = t.kernel(module, name, kernelParams(abi), { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } });
-    emitGridDependency(b, t);
-    const lds = dynamicLds(module, 128);
+    const { module, name, abi, b, lds } = openConvKernel(spec, t, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } }, 128);
     this.emitBody(b, lds);
     b.ret();
     return {
