@@ -11,7 +11,7 @@
  *      output row (stride 2 stores even columns, then odd ones, so they stay adjacent);
  *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
  */
-import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
+import { f32, i8, i32, i64, vec, zero, bfloat, half, swizzle128, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
@@ -130,16 +130,16 @@ class WgmmaConvBuilder {
     // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
     const blockOffsets = this.blockOffsets(b, gn);
     const channelOffset = b.mul(gm, this.n * L.rowBytes);
+    // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W). LBO =
+    // the next 8 channels: one plane (X) or tile_k rows (W); unused (16) for swizzled K-major rows.
+    const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
+    const xLbo = L.swizzle ? 16 : L.planeBytes;
+    const wLbo = L.swizzle ? 16 : spec.tile_k * ROW;
     const descs = (stage: Value) => {
       const xs = xBase(stage);
       const ws = wBase(stage);
-      // Swizzled K-major: LBO unused (16), SBO = next 8-row group (next output row of the m-block / 8 channels on).
-      const a = blockOffsets.map((off) =>
-        L.swizzle
-          ? wg.descriptor(b, at(b.add(xs, off)), 16, spec.stride_h * L.planeColumns * L.rowBytes, { swizzle: '128B' })
-          : wg.descriptor(b, at(b.add(xs, off)), L.planeBytes, spec.stride_h * L.planeColumns * ROW),
-      );
-      const w = L.swizzle ? wg.descriptor(b, at(b.add(ws, channelOffset)), 16, 8 * L.rowBytes, { swizzle: '128B' }) : wg.descriptor(b, at(b.add(ws, channelOffset)), spec.tile_k * ROW, 8 * ROW);
+      const a = blockOffsets.map((off) => wg.descriptor(b, at(b.add(xs, off)), xLbo, spec.stride_h * L.planeColumns * L.rowBytes, layout));
+      const w = wg.descriptor(b, at(b.add(ws, channelOffset)), wLbo, 8 * L.rowBytes, layout);
       return { a, w };
     };
     // `then` runs between issuing the chunk's wgmmas and waiting for them: the copies are issued
@@ -211,9 +211,9 @@ class WgmmaConvBuilder {
     return out;
   }
 
-  /** Byte offset of 16-byte chunk `chunk` of 128-byte row `row` in a 1 KiB-aligned swizzled stage: chunk ^ (row & 7), i.e. address bits 4..6 ^= 7..9. */
+  /** Byte offset of 16-byte chunk `chunk` of 128-byte row `row` in a 1 KiB-aligned swizzled stage (@rocke/ir's swizzle128, the function the interpreter models). */
   private swizzledRow(b: Builder, row: Value, chunk: Value, name: string): Value {
-    return b.add(b.mul(row, this.layout.rowBytes), b.shl(b.xor(chunk, b.and(row, 7)), 4), name);
+    return swizzle128(b, b.add(b.mul(row, this.layout.rowBytes), b.shl(chunk, 4)), name);
   }
 
   /** M-block `q` of the tile: its image inside the tile (undefined for tile_n 1), block row and block column. */
