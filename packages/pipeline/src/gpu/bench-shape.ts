@@ -189,7 +189,7 @@ export async function benchShape(
   if (wsBytes > 0) buffers.ws = device.alloc(wsBytes);
   const prepare = (spec: Spec, splits: number | undefined, entry: ManifestShape['candidates'][number]) => {
     const fn = load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, kernargTable(spec.variant));
-    return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits, options.programmatic !== false && spec.target === 'sm_90');
+    return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits, options.programmatic !== false);
   };
 
   const spin = options.spinKernel === false ? undefined : loadSpinKernel(device);

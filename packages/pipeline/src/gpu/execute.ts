@@ -43,10 +43,11 @@ function bindValues(values: readonly (KernargValue | { buffer: string; offsetByt
  * `splits` is given) and packs every launch once. Split_c plans get, after each conv launch, the
  * split-reduce launches of its reduce step (`reduceFn` / `reduceSpec`: the helper kernel), so a
  * chunk's reduce always runs before the next chunk's conv reuses the workspace.
- * `programmatic` (default: on sm_90) launches every kernel as a programmatic dependent of the one
- * ahead of it: sm_90 convs and split-reduces both wait for the grid ahead at entry
+ * On sm_90 every kernel launches as a programmatic dependent of the one ahead of it, unless
+ * `programmatic` is false: sm_90 convs and split-reduces both wait for the grid ahead at entry
  * (`griddepcontrol.wait`, pinned by their packages' tests), so each launch's start-up overlaps the
- * tail of the kernel before it and nothing is read early.
+ * tail of the kernel before it and nothing is read early. Other targets' kernels do not wait, so
+ * they always launch plainly.
  */
 export function preparePlan(
   spec: Spec,
@@ -55,18 +56,19 @@ export function preparePlan(
   buffers: PlanBuffers,
   reduce?: { fn: KernelFunction; spec: SplitReduceSpec },
   splits?: number,
-  programmatic = spec.target === 'sm_90',
+  programmatic = true,
 ): ReadyPlan {
   const plan = planConv(spec, problem, spec.target, splits === undefined ? {} : { splits });
+  const dependent = programmatic && spec.target === 'sm_90';
   const convSignature = kernargTable(spec.variant);
   const launches: ReadyLaunch[] = [];
   plan.launches.forEach((l, index) => {
-    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never), programmatic });
+    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never), programmatic: dependent });
     for (const step of plan.reduce?.filter((r) => r.launchIndex === index) ?? []) {
       if (!reduce) throw new Error(`${plan.kernelName} is split_c: it needs a split-reduce helper kernel for ${step.dtype}`);
       const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce.spec, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes });
       for (const r of rp.launches) {
-        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never), programmatic });
+        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never), programmatic: dependent });
       }
     }
   });

@@ -70,12 +70,13 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
     const available: Record<string, number> = {};
     const notes: string[] = [];
     const variants = benchVariants(problem);
-    for (const variant of variants) {
+    const quota = capShares(cap, variants.length);
+    for (const [i, variant] of variants.entries()) {
       const valid = problemCandidates(problem, target as 'sm_90', { variant }).valid;
       available[variant] = valid.length;
       const compiled = valid.filter((s) => conv.has(kernelName(s)));
       if (compiled.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
-      for (const o of orderByAtomShares(compiled, problem, capShares(cap, variants.length)[variants.indexOf(variant)]!)) {
+      for (const o of orderByAtomShares(compiled, problem, quota[i]!)) {
         const e = conv.get(o.score.kernelName)!;
         candidates.push({ kernelName: e.kernelName, variant: o.spec.variant, spec: { ...o.spec }, code: e.code, score: o.score.score });
       }
