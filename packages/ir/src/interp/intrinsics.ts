@@ -5,39 +5,22 @@
  * a wave- (or warpgroup-) collective operation, or nothing (scheduling hints). Anything else —
  * including every inline asm but the exact wgmma text of targets/wgmma.ts — is an error naming it.
  */
-import type { CallInst, Value } from '../ir.js';
-import type { Target } from '../targets/target.js';
+import type { CallInst } from '../ir.js';
 import type { Type } from '../types.js';
 import { typeToString } from '../types.js';
 import { ldmatrixCollective, mfmaCollective, mmaSyncCollective, readFirstLaneCollective, shuffleCollective } from './collectives.js';
 import type { Collective } from './collectives.js';
 import { InterpretError } from './errors.js';
+import type { CallContext, Lowered } from './lowering.js';
 import { BufferResource, S_LANE, S_NTID_X, S_NWG_X, S_THREAD, S_TID_X, S_WG_X } from './machine.js';
-import type { Machine, Op, Regs } from './machine.js';
+import type { Machine, Regs } from './machine.js';
 import { codecOf } from './memory.js';
 import type { Codec } from './memory.js';
 import { fusedMultiplyAdd, u64Number } from './numeric.js';
 import { rounder } from './scalar.js';
 import { lowerWgmmaAsm, lowerWgmmaIntrinsic } from './wgmma.js';
 
-export type { Collective };
-
-/** What a call compiles to. */
-export type Lowered =
-  | { readonly kind: 'op'; readonly op: Op }
-  | { readonly kind: 'none' }
-  | { readonly kind: 'barrier' }
-  | { readonly kind: 'collective'; readonly collective: Collective };
-
-export interface CallContext {
-  slot(v: Value): number;
-  /** Result slot, -1 for void calls. */
-  readonly dest: number;
-  readonly machine: Machine;
-  readonly target: Target;
-  /** Where the call is (`@k block %b instruction #i`), for errors raised while it runs. */
-  site(): string;
-}
+export type { CallContext, Collective, Lowered };
 
 const axisIndex = (a: string): number => (a === 'x' ? 0 : a === 'y' ? 1 : 2);
 const copy = (d: number, s: number): Lowered => ({ kind: 'op', op: (r) => { r[d] = r[s]; } });

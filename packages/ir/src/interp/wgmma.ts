@@ -17,7 +17,7 @@ import { isWgmmaN, wgmmaAccAt, wgmmaAsmText, wgmmaConstraints } from '../targets
 import { typeToString } from '../types.js';
 import type { Collective } from './collectives.js';
 import { InterpretError } from './errors.js';
-import type { CallContext, Lowered } from './intrinsics.js';
+import type { CallContext, Lowered } from './lowering.js';
 import { S_THREAD } from './machine.js';
 import type { Machine } from './machine.js';
 import { HALF_VALUES, bfloatFromBits } from './numeric.js';
