@@ -27,13 +27,12 @@ bundle() { # entry outfile
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 }
 bundle packages/pipeline/src/cli.ts "$out/dist/rocke.mjs"
-bundle packages/pipeline/src/gpu/prep-main.ts "$tool/rocke-bench-prep.mjs"
-bundle packages/pipeline/src/gpu/selftest-main.ts "$tool/rocke-selftest.mjs"
+bundle packages/pipeline/src/bench/selftest-main.ts "$tool/rocke-selftest.mjs"
 cp "$addon" "$out/build/Release/"
 cp packages/pipeline/device/cudnn_baseline.py "$out/dist/"
 cp "$suite" "$out/public.json"
 echo "prep: compiling the suite's candidates for sm_90 (cache: ${ROCKE_CACHE_DIR:-.rocke-cache})"
-node "$tool/rocke-bench-prep.mjs" --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
+node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
 # Self-checks of the bundle on this machine: the GPU code path over the real manifest on
 # hip-runtime's fake binding (JavaScript kernels, shrunk shapes), then the bundled CLI, whose bench
 # must find the addon and say clearly that there is no GPU here (exit 1) instead of crashing.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `rocke` executable: runs main() on the process arguments and exits with its status.
-import { main, processIo } from './main.js';
+import { main, processIo } from './cli/main.js';
 
 main(process.argv.slice(2), processIo()).then(
   (code) => {

@@ -21,7 +21,7 @@ export {
   type IntegrityKind,
   type KernelIdentity,
   type PruneMark,
-} from './cache.js';
+} from './cache/cache.js';
 export {
   gcCache,
   listCache,
@@ -34,13 +34,13 @@ export {
   type PruneCacheReport,
   type VerifyProblem,
   type VerifyReport,
-} from './cache-maintenance.js';
-export { isTargetName, LlvmToolchain, TARGETS, ToolError, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
-export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type PruneDecision, type PruneInput, type Pruner } from './family.js';
-export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './elf-prune-pruner.js';
-export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './families/axpy.js';
-export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './families/split-reduce.js';
-export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, type ConvDirectFamilyOptions } from './families/conv-direct.js';
+} from './cache/cache-maintenance.js';
+export { isTargetName, LlvmToolchain, TARGETS, ToolError, type CompiledCode, type KernelCompiler, type TargetName } from './compile/llvm-toolchain.js';
+export { pruneInputOf, type BuiltKernel, type Family, type KernelCandidate, type PruneDecision, type PruneInput, type Pruner } from './compile/family.js';
+export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './compile/elf-prune-pruner.js';
+export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './compile/families/axpy.js';
+export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './compile/families/split-reduce.js';
+export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, type ConvDirectFamilyOptions } from './compile/families/conv-direct.js';
 export {
   DEFAULT_PROBLEMS,
   DEFAULT_SHAPE_CAP,
@@ -51,8 +51,8 @@ export {
   type SelectOptions,
   type ShapeSelection,
   type VariantSelection,
-} from './problem-set.js';
-export { formatKeptKernels, keptKernelRows, type KeptKernelRow } from './kept-kernels.js';
+} from './select/problem-set.js';
+export { formatKeptKernels, keptKernelRows, type KeptKernelRow } from './compile/kept-kernels.js';
 export { runPool } from './pool.js';
 export {
   compileAll,
@@ -62,8 +62,8 @@ export {
   type CompileFailure,
   type FailureStage,
   type JobStatus,
-} from './compile-all.js';
-export { compileProgress, type ProgressSink } from './progress.js';
+} from './compile/compile-all.js';
+export { compileProgress, type ProgressSink } from './cli/progress.js';
 export { formatBytes, formatDuration, formatTable, type Align } from './table.js';
 export { NpyFormatError, readNpy, writeNpy, type NpyArray, type NpyDtype } from './npy.js';
 export {
@@ -76,12 +76,14 @@ export {
   type BenchSummary,
   type ClassSummary,
   type RatedBenchRow,
-} from './bench-report.js';
-export { problemFromValues, PROBLEM_OPTIONS } from './problem-input.js';
-export { planProblem, type PlanReport } from './commands/plan-command.js';
-export { readSuite } from './commands/bench-command.js';
-export { DEFAULT_COMPILE_TARGET } from './commands/compile-all-command.js';
-export { runProblem, operandBits } from './commands/run-command.js';
-export { UsageError, type BenchRequest, type CliDeps, type CliIo, type RunRequest } from './cli-io.js';
-export { defaultDeps } from './wiring.js';
-export { main, processIo, USAGE } from './main.js';
+} from './bench/bench-report.js';
+export { problemFromValues, PROBLEM_OPTIONS } from './cli/problem-input.js';
+export { planProblem, type PlanReport } from './cli/plan-command.js';
+export { readSuite } from './cli/bench-command.js';
+export { DEFAULT_COMPILE_TARGET } from './cli/compile-all-command.js';
+export { runProblem, operandBits } from './cli/run-command.js';
+export { UsageError, type CliIo } from './io.js';
+export type { CliDeps } from './cli/deps.js';
+export type { BenchRequest, RunRequest } from './bench/requests.js';
+export { defaultDeps } from './cli/wiring.js';
+export { main, processIo, USAGE } from './cli/main.js';

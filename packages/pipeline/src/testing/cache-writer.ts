@@ -1,6 +1,6 @@
 // Child-process entry for the cache concurrency test: adds `count` entries to a cache.
 //   node bundle.mjs <cacheDir> <tag> <count>
-import { KernelCache, identityId, type CacheEntry } from '../cache.js';
+import { KernelCache, identityId, type CacheEntry } from '../cache/cache.js';
 
 const [dir, tag, countText] = process.argv.slice(2);
 if (!dir || !tag || !countText) {

@@ -2,8 +2,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliDeps, CliIo } from '../cli-io.js';
-import { main } from '../main.js';
+import type { CliDeps } from '../cli/deps.js';
+import type { CliIo } from '../io.js';
+import { main } from '../cli/main.js';
 
 export interface CliRun {
   code: number;

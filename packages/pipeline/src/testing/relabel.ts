@@ -1,6 +1,6 @@
 // Test helper: presents a family's candidates under other variant names (e.g. to run
 // elf-prune's grouped/split_c rules over the hand-written axpy kernels).
-import type { Family } from '../family.js';
+import type { Family } from '../compile/family.js';
 
 export function relabel(family: Family, names: Record<string, string>): Family {
   const back = new Map(Object.entries(names).map(([from, to]) => [to, from]));

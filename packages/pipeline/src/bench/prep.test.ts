@@ -1,0 +1,210 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chooseSplits, kernelName, problemCandidates, spillFilter, splitOptions, type Problem } from '@rocke/conv-direct';
+import { KernelCache } from '../cache/cache.js';
+import type { KernelCompiler } from '../compile/llvm-toolchain.js';
+import { sha256Hex } from '../hash.js';
+import { SPIN_PTX } from './execute.js';
+import { manifestFromCache } from './gpu-bench.js';
+import { readBenchManifest } from './manifest.js';
+import { benchPrep, benchVariants } from './prep.js';
+import { selectProblemSpecs } from '../select/problem-set.js';
+import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, SPLIT_TRIAL_WINDOW, splitTrials, UNSWIZZLED_WGMMA_FACTOR } from '../select/select.js';
+
+const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
+const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
+
+/** A compiler that returns a fake cubin per kernel (or one shared blob for every kernel when `same`). */
+function fakeCompiler(same = false): KernelCompiler & { compiled: number } {
+  const c = {
+    flavor: 'llvm22',
+    compiled: 0,
+    fingerprint: async () => 'fake toolchain 1',
+    compile: async (ir: string) => {
+      c.compiled++;
+      const name = /define [^@]*@(\w+)/.exec(ir)?.[1] ?? 'none';
+      return { kind: 'cubin' as const, bytes: new TextEncoder().encode(same ? 'one cubin' : `cubin ${name} ${sha256Hex(ir)}`) };
+    },
+  };
+  return c;
+}
+
+describe('bench-prep', () => {
+  it('picks variants by map size and groups', () => {
+    expect(benchVariants(SMALL_MAP)).toEqual(['dense', 'split_c']);
+    expect(benchVariants(BIG_MAP)).toEqual(['dense']);
+    expect(benchVariants({ ...BIG_MAP, groups: 8 })).toEqual(['grouped']);
+  });
+
+  it('orders candidates deterministically, caps them across tile shapes and chunk depths, and drops likely spillers', () => {
+    const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
+    const all = orderCandidates(valid, SMALL_MAP);
+    expect(all.length).toBe(spillFilter(valid).kept.length);
+    for (let i = 1; i < all.length; i++) {
+      const a = all[i - 1]!.score;
+      const b = all[i]!.score;
+      const tie = a.score === b.score;
+      expect(a.score > b.score || (tie && a.fragmentsPerMma < b.fragmentsPerMma) || (tie && a.fragmentsPerMma === b.fragmentsPerMma && a.tileVolume >= b.tileVolume)).toBe(true);
+    }
+    const capped = orderCandidates([...valid].reverse(), SMALL_MAP, { cap: 16 });
+    expect(capped.map((c) => c.score.kernelName)).toEqual(orderCandidates(valid, SMALL_MAP, { cap: 16 }).map((c) => c.score.kernelName));
+    expect(capped).toHaveLength(16);
+    const key = (c: (typeof all)[number]) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}/ck${c.spec.ck}`;
+    const keys = new Map<string, number>();
+    for (const c of capped) keys.set(key(c), (keys.get(key(c)) ?? 0) + 1);
+    // First pass: at most ceil(16 / 16) = 1 per tile shape and ck, so 16 of them are represented.
+    const poolKeys = new Set(all.map(key));
+    expect(keys.size).toBe(Math.min(poolKeys.size, 16));
+    expect(poolKeys.size).toBeGreaterThan(2);
+    // The plain top 16 by score would have been narrower.
+    const plain = new Set(all.slice(0, 16).map(key));
+    expect(plain.size).toBeLessThan(keys.size);
+  });
+
+  it('counts LDS fragment loads per MMA: a one-row wave band re-reads R input rows per output row', () => {
+    const base = problemCandidates(BIG_MAP, 'sm_90').valid[0]!;
+    // 16x16x64, waves 2x4: 4 rows per wave, 2 column blocks, 2 m tiles: (6*2 + 3*2) / (3*2*4*2).
+    const tall = { ...base, tile_h: 16, tile_w: 16, tile_k: 64, waves_m: 2, waves_n: 4 };
+    expect(fragmentLoadsPerMma(tall)).toBeCloseTo(18 / 48, 12);
+    // Same tile, waves 1x8: 2 rows per wave, 4 m tiles: (4*2 + 3*4) / (3*4*2*2).
+    const wide = { ...tall, waves_m: 1, waves_n: 8 };
+    expect(fragmentLoadsPerMma(wide)).toBeCloseTo(20 / 48, 12);
+    expect(scoreCandidate(tall, BIG_MAP).fragmentsPerMma).toBeLessThan(scoreCandidate(wide, BIG_MAP).fragmentsPerMma);
+  });
+
+  it('scores tile waste and grid fill: a 7x7 map wastes most of a 16x16 tile', () => {
+    const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
+    const t16 = valid.find((s) => s.tile_h === 16 && s.tile_w === 16)!;
+    const t8 = valid.find((s) => s.tile_h === 8 && s.tile_w === 16 && s.tile_k === t16.tile_k)!;
+    expect(scoreCandidate(t16, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 256, 12);
+    expect(scoreCandidate(t8, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 128, 12);
+    const split = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid[0]!;
+    expect(scoreCandidate(split, SMALL_MAP).splits).toBeGreaterThan(1);
+  });
+
+  it('puts 128B-swizzled wgmma specs (ck 64) ahead of the same tile unswizzled (measured ~0.6x as fast), and leaves mma.sync alone', () => {
+    const dense = { ...SMALL_MAP, N: 4, H: 64, W: 64, C: 640, K: 640 };
+    const valid = problemCandidates(dense, 'sm_90').valid;
+    const wg = (ck: number) => valid.find((s) => s.atom === 'm64nNk16' && s.tile_h === 16 && s.tile_w === 16 && s.tile_k === 64 && s.waves_m === 1 && s.waves_n === 1 && s.ck === ck)!;
+    const swz = scoreCandidate(wg(64), dense);
+    const plain = scoreCandidate(wg(32), dense);
+    expect(swz.score).toBeCloseTo(swz.tileUtilization * swz.waveFill, 12);
+    expect(plain.score).toBeCloseTo(plain.tileUtilization * plain.waveFill * UNSWIZZLED_WGMMA_FACTOR, 12);
+    const order = orderCandidates(valid.filter((s) => s.atom === 'm64nNk16'), dense).map((o) => o.spec.ck);
+    expect(order[0]).toBe(64);
+    const sync = valid.find((s) => s.atom === 'm16n8k16')!;
+    const sc = scoreCandidate(sync, dense);
+    expect(sc.score).toBeCloseTo(sc.tileUtilization * sc.waveFill, 12);
+  });
+
+  it('builds a manifest from a cache holding more than the cap with the selection\'s per-atom shares', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const cache = new KernelCache(join(root, 'cache'));
+    const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
+    await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'kernels'), cache, compiler: fakeCompiler(), pruner: null, cap: 12, jobs: 2 });
+    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    const [selected] = selectProblemSpecs(problems, 'sm_90', { cap: 4 });
+    const names = selected!.variants.flatMap((v) => v.specs.map(kernelName));
+    // Cap 4 = 2 per variant = 1 per MMA atom: one mma.sync and one wgmma spec per variant, as bench-prep picks.
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName)).toEqual(names);
+    expect(fromCache.shapes[0]!.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
+  });
+
+  it('compiles each shape\'s capped candidates through the cache and exports deduplicated blobs with a manifest', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const cache = new KernelCache(join(root, 'cache'));
+    const outDir = join(root, 'kernels');
+    const problems = [
+      { name: 'sm', problem: SMALL_MAP, cls: 'small-map' },
+      { name: 'g', problem: { ...BIG_MAP, H: 8, W: 8, groups: 8 }, cls: 'grouped' },
+    ];
+    const compiler = fakeCompiler();
+    const r = await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler, pruner: null, cap: 4, jobs: 2 });
+    const m = readBenchManifest(outDir)!;
+    expect(m).toEqual(r.manifest);
+    const sm = m.shapes[0]!;
+    expect(sm.candidates.map((c) => c.variant)).toEqual(['dense', 'dense', 'split_c', 'split_c']);
+    // Cap 4 over 2 variants, and each variant's 2 over sm_90's two MMA atoms: the best mma.sync and the best wgmma spec.
+    expect(sm.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
+    const best = (variant: 'dense' | 'split_c', atom: string) =>
+      orderCandidates(problemCandidates(SMALL_MAP, 'sm_90', { variant }).valid.filter((s) => s.atom === atom), SMALL_MAP, { cap: 1 }).map((c) => c.score.kernelName);
+    expect(sm.candidates.map((c) => c.kernelName)).toEqual([...best('dense', 'm16n8k16'), ...best('dense', 'm64nNk16'), ...best('split_c', 'm16n8k16'), ...best('split_c', 'm64nNk16')]);
+    for (const c of sm.candidates) expect(c.kernelName).toBe(kernelName(c.spec as never));
+    // conv-direct builds grouped kernels, so the grouped shape gets its own capped candidates.
+    expect(m.shapes[1]!.candidates.map((c) => c.variant)).toEqual(['grouped', 'grouped', 'grouped', 'grouped']);
+    expect(m.helpers.map((h) => (h.spec as { dtype: string }).dtype).sort()).toEqual(['bf16', 'bf16', 'fp16', 'fp16']);
+    // Every referenced blob is in the kernels directory and reads back by digest.
+    const blobs = new KernelCache(outDir);
+    for (const c of [...m.shapes.flatMap((s) => s.candidates), ...m.helpers]) expect(new TextDecoder().decode(blobs.readBlob(c.code))).toMatch(/^cubin /);
+    expect(r.blobs).toBe(new Set([...m.shapes.flatMap((s) => s.candidates), ...m.helpers].map((c) => c.code.digest)).size);
+    // Without a manifest, bench builds one from the compile cache: the same compiled candidates.
+    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName).sort()).toEqual(sm.candidates.map((c) => c.kernelName).sort());
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.code.digest).sort()).toEqual(sm.candidates.map((c) => c.code.digest).sort());
+    expect(fromCache.helpers).toHaveLength(4);
+    // A second run compiles nothing (the cache is up to date).
+    const again = fakeCompiler();
+    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
+    expect(again.compiled).toBe(0);
+    // A kernel-builder edit keeps the emitter label (the packages' version): the IR check still
+    // rebuilds the entry whose IR changed, so the bench never times a stale cubin.
+    const stale = cache.listEntries().entries.find((e) => e.kernelName === sm.candidates[0]!.kernelName)!;
+    cache.putEntry({ ...stale, ir: cache.putBlob('; IR of an older kernel builder') });
+    const rebuilt = fakeCompiler();
+    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: rebuilt, pruner: null, cap: 4, jobs: 2 });
+    expect(rebuilt.compiled).toBe(1);
+    // Identical code objects are stored once, and blobs no longer referenced are removed.
+    const same = fakeCompiler(true);
+    const r3 = await benchPrep({ problems: problems.slice(0, 1), target: 'sm_90', outDir, cache: new KernelCache(join(root, 'cache2')), compiler: same, pruner: null, cap: 2, jobs: 2 });
+    expect(r3.blobs).toBe(1);
+    expect(readdirSync(join(outDir, 'blobs')).flatMap((d) => readdirSync(join(outDir, 'blobs', d)))).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('timing spin kernel', () => {
+  const ptxas = spawnSync('ptxas', ['--version']).status === 0;
+  it.skipIf(!ptxas)('its PTX assembles for sm_90 with ptxas (the driver JIT compiles the same text on the device)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rocke-spin-'));
+    writeFileSync(join(dir, 'spin.ptx'), SPIN_PTX);
+    const r = spawnSync('ptxas', ['-arch=sm_90', '-v', join(dir, 'spin.ptx'), '-o', join(dir, 'spin.cubin')], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Compiling entry function 'rocke_spin' for 'sm_90'");
+  });
+});
+
+describe('splitTrials', () => {
+  const WIDE: Problem = { ...SMALL_MAP, N: 4, H: 8, W: 8, C: 1280, K: 1280 };
+  it("times the planner's split count first, then the feasible counts from a quarter to eight times it, nearest ratio first", () => {
+    const specs = problemCandidates(WIDE, 'sm_90', { variant: 'split_c' }).valid;
+    const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
+    expect(spec).toBeDefined();
+    const chosen = chooseSplits(spec, WIDE).splits;
+    const feasible = splitOptions(spec, WIDE).map((o) => o.splits);
+    expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
+    expect(chosen).toBe(1); // 160 workgroups unsplit already pass half a wave (66 of 132 slots)
+    // 5 sits between the power-of-two ratios; 10 and 20 are past eight times the choice.
+    expect(splitTrials(spec, WIDE)).toEqual([1, 2, 4, 5]);
+    // ck 16 on a 7x7 map: the planner stops at 16 slices (32 channels each), so the trials go down
+    // and up: 8 and 32 tie on ratio (fewer slices first), then 4.
+    const deep = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid.find((s) => s.ck === 16)!;
+    expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(chooseSplits(deep, SMALL_MAP).splits).toBe(16);
+    expect(splitTrials(deep, SMALL_MAP)).toEqual([16, 8, 32, 4]);
+  });
+  it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {
+    for (const p of [WIDE, SMALL_MAP]) {
+      for (const spec of problemCandidates(p, 'sm_90', { variant: 'split_c' }).valid.slice(0, 30)) {
+        const t = splitTrials(spec, p);
+        const feasible = splitOptions(spec, p).map((o) => o.splits);
+        expect(t[0]).toBe(chooseSplits(spec, p).splits);
+        expect(new Set(t).size).toBe(t.length);
+        expect(t.length).toBeLessThanOrEqual(MAX_SPLIT_TRIALS);
+        for (const s of t) expect(feasible).toContain(s);
+        for (const s of t.slice(1)) expect(s * SPLIT_TRIAL_WINDOW.below >= t[0]! && s <= t[0]! * SPLIT_TRIAL_WINDOW.above).toBe(true);
+      }
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
+import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.js';
+import { identityId, KernelCache, type CacheEntry } from '../cache/cache.js';
+import type { BenchRequest } from './requests.js';
+import { compileAll, type CompileAllProgress, type CompileAllReport } from '../compile/compile-all.js';
+import type { Pruner } from '../compile/family.js';
+import { CONV_DIRECT_FAMILY, convDirectFamily } from '../compile/families/conv-direct.js';
+import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '../compile/families/split-reduce.js';
+import type { JsonValue } from '../hash.js';
+import type { KernelCompiler, TargetName } from '../compile/llvm-toolchain.js';
+import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest, type ManifestCandidate, type ManifestHelper, type ManifestShape } from './manifest.js';
+import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '../select/problem-set.js';
+
+export { benchVariants, SPLIT_C_MAX_PIXELS } from '../select/problem-set.js';
+
+/** Default cap of candidates per shape: the bench times at most this many per shape anyway. */
+export const DEFAULT_PREP_CAP = DEFAULT_SHAPE_CAP;
+
+/** Options of {@link benchPrep}. */
+export interface BenchPrepOptions {
+  problems: BenchRequest['problems'];
+  target: TargetName;
+  /** Kernels directory to write: `bench-manifest.json` plus `blobs/` (content-addressed, deduplicated). */
+  outDir: string;
+  /** The compile cache compile-all fills (and skips up-to-date entries in). */
+  cache: KernelCache;
+  compiler: KernelCompiler;
+  pruner: Pruner | null;
+  /** Candidates per shape at most (default {@link DEFAULT_PREP_CAP}), shared evenly by its variants. */
+  cap?: number;
+  jobs?: number;
+  progress?: CompileAllProgress;
+  signal?: AbortSignal;
+}
+
+/** What {@link benchPrep} did. */
+export interface BenchPrepResult {
+  manifest: BenchManifest;
+  compile: CompileAllReport;
+  /** Distinct code blobs in the kernels directory and their total bytes. */
+  blobs: number;
+  bytes: number;
+}
+
+/**
+ * Compiles what `rocke bench` needs for a suite on a machine without a GPU, and exports it:
+ * per shape the candidates {@link selectProblemSpecs} picks (the same selection compile-all uses:
+ * ordered and capped by `orderCandidates`), compiled through compile-all (the cache skips
+ * up-to-date entries; elf-prune drops spilling split_c entries), plus the split-reduce helper
+ * kernels. The kernels directory holds only the code blobs, content-addressed like the cache
+ * (identical code is stored once), and the manifest. Blobs of earlier runs no longer referenced
+ * are removed so the directory stays small.
+ */
+export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepResult> {
+  const { target, cache, compiler } = options;
+  const cap = options.cap ?? DEFAULT_PREP_CAP;
+  if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
+  const flavor = compiler.flavor;
+  const pick = new Map<string, Spec>(); // `${dtype}/${variant}` + name -> spec, the union over shapes
+  const perShape: { shape: BenchRequest['problems'][number]; chosen: { spec: Spec; score: number }[]; available: Record<string, number>; notes: string[] }[] = [];
+  for (const selection of selectProblemSpecs(options.problems, target, { cap })) {
+    const available: Record<string, number> = {};
+    const notes: string[] = [];
+    const chosen: { spec: Spec; score: number }[] = [];
+    for (const v of selection.variants) {
+      available[v.variant] = v.valid;
+      if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the cap of ${v.share} in score order)`);
+      v.specs.forEach((spec, i) => {
+        chosen.push({ spec, score: v.scores[i]! });
+        pick.set(`${spec.dtype}/${spec.variant}/${convKernelName(spec)}`, spec);
+      });
+    }
+    perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, chosen, available, notes });
+  }
+
+  const grid = (t: TargetName, dtype: string, variant: string): Spec[] =>
+    [...pick.entries()].filter(([key, s]) => key.startsWith(`${dtype}/${variant}/`) && s.target === t).map(([, s]) => s);
+  const dtypes = [...new Set([...pick.values()].map((s) => s.dtype))];
+  const variants = [...new Set([...pick.values()].map((s) => s.variant))];
+  const families = [convDirectFamily({ dtypes, variants, grid }), splitReduceFamily()];
+  const compile = await compileAll({
+    cache,
+    families,
+    compiler,
+    targets: [target],
+    // The emitter string is the packages' version (0.0.0 in the tree), so a kernel-builder edit
+    // leaves it unchanged: without the IR check the bench would time stale cubins of old code.
+    checkIr: true,
+    pruner: options.pruner,
+    ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const failures = new Map(compile.failed.filter((f) => f.id).map((f) => [f.id!, f]));
+
+  const out = new KernelCache(options.outDir).ensure();
+  const referenced = new Set<string>();
+  const exportCode = (entry: CacheEntry) => {
+    const bytes = cache.readBlob(entry.code);
+    out.putBlob(bytes);
+    referenced.add(entry.code.digest);
+    return { digest: entry.code.digest, size: entry.code.size, kind: entry.code.kind };
+  };
+  /** The usable entry of an identity, or the reason it is not usable. */
+  const lookup = (family: string, variant: string, spec: JsonValue): CacheEntry | string => {
+    const id = identityId({ family, variant, target, flavor, spec });
+    const failure = failures.get(id);
+    if (failure) return `failed to compile (${failure.stage}): ${failure.message.split('\n')[0]}`;
+    const entry = cache.getEntry(id);
+    if (!entry) return 'not in the cache after compile-all';
+    if (entry.pruned) return `pruned: ${entry.pruned.reason}`;
+    return entry;
+  };
+
+  const shapes: ManifestShape[] = perShape.map(({ shape, chosen, available, notes }) => {
+    const candidates: ManifestCandidate[] = [];
+    for (const { spec, score } of chosen) {
+      const entry = lookup(CONV_DIRECT_FAMILY, spec.variant, { ...spec } as JsonValue);
+      if (typeof entry === 'string') {
+        notes.push(`${convKernelName(spec)}: ${entry}`);
+        continue;
+      }
+      candidates.push({ kernelName: entry.kernelName, variant: spec.variant, spec: { ...spec }, code: exportCode(entry), score });
+    }
+    return { name: shape.name, cls: shape.cls, problem: { ...shape.problem }, candidates, available, notes };
+  });
+  const helpers: ManifestHelper[] = [];
+  for (const spec of helperSpecs(target)) {
+    const entry = lookup(splitReduceFamily().name, SPLIT_REDUCE_VARIANT, { ...spec } as unknown as JsonValue);
+    if (typeof entry === 'string') continue; // a split_c shape then reports the missing helper when it runs
+    helpers.push({ kernelName: reduceKernelName(spec), spec: { ...spec }, code: exportCode(entry) });
+  }
+  const manifest = parseBenchManifest({ format: 1, target, cap, toolchain: await compiler.fingerprint(target), shapes, helpers });
+  writeFileAtomic(join(options.outDir, BENCH_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
+  let bytes = 0;
+  for (const d of out.listBlobDigests()) {
+    if (!referenced.has(d)) out.removeBlob(d);
+    else bytes += out.blobStat(d)?.size ?? 0;
+  }
+  return { manifest, compile, blobs: referenced.size, bytes };
+}

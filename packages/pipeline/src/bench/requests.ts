@@ -1,0 +1,23 @@
+import type { Problem } from '@rocke/conv-direct';
+import type { TargetName } from '../compile/llvm-toolchain.js';
+import type { NpyArray } from '../npy.js';
+
+/** Request handed to a bench implementation. */
+export interface BenchRequest {
+  problems: { name: string; problem: Problem; cls: string | null }[];
+  target: TargetName | null;
+  verify: boolean;
+  vsCudnn: boolean;
+  warmup: number;
+  iters: number;
+  cacheDir: string;
+}
+
+/** Request handed to a run implementation (x, w already checked against the problem). */
+export interface RunRequest {
+  problem: Problem;
+  x: NpyArray;
+  w: NpyArray;
+  target: TargetName | null;
+  cacheDir: string;
+}

@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util';
+import { defaultCacheDir, KernelCache } from '../cache/cache.js';
+import { UsageError, type CliIo } from '../io.js';
+import { isTargetName, TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+
+/** Options every subcommand takes. */
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+} as const;
+
+/** Runs a parseArgs call; its errors become {@link UsageError}s naming the subcommand. */
+export function parse<T>(command: string, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw new UsageError(`${command}: ${(err as Error).message.replace(/\. To specify a positional argument.*$/s, '')}`);
+  }
+}
+
+export { parseArgs };
+
+/** The cache the flags name (`--cache-dir`), else `$ROCKE_CACHE_DIR`, else `.rocke-cache/` at the repo root. */
+export function cacheFrom(values: { 'cache-dir'?: string | undefined }, io: CliIo): KernelCache {
+  return new KernelCache(values['cache-dir'] ? defaultCacheDir({ ROCKE_CACHE_DIR: values['cache-dir'] }, io.cwd) : defaultCacheDir(io.env, io.cwd));
+}
+
+/** Targets from repeated or comma-separated `--target` values; undefined when none given. */
+export function targetsFrom(values: readonly string[] | string | undefined): TargetName[] | undefined {
+  if (values === undefined) return undefined;
+  const list = (Array.isArray(values) ? values : [values]).flatMap((v: string) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const t of list) if (!isTargetName(t)) throw new UsageError(`unknown target '${t}' (known: ${TARGETS.join(', ')})`);
+  return [...new Set(list)] as TargetName[];
+}
+
+/** A positive integer flag value, or the fallback when absent. */
+export function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer (got '${value}')`);
+  return Number(value);
+}
+
+/** Writes JSON (two-space indent, trailing newline) to stdout. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CliDeps } from './deps.js';
+import { UsageError, type CliIo } from '../io.js';
+import { readSuite } from './bench-command.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
+import { compileProgress } from './progress.js';
+import { formatBytes, formatDuration, formatTable } from '../table.js';
+import { benchPrep, DEFAULT_PREP_CAP } from '../bench/prep.js';
+
+export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--jobs N] [--cache-dir DIR] [--json]
+  For a GPU machine without LLVM: compiles each shape's candidates (dense; split_c on small maps;
+  grouped once conv-direct builds it), ordered and capped per shape, through the compile cache,
+  plus the split-reduce helpers, and writes DIR/bench-manifest.json and DIR/blobs/ (code only,
+  deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn`;
+
+/** `rocke bench-prep`: compiles a suite's candidates and writes a bench manifest (`deps` gives compiler and pruner). */
+export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner'>): Promise<number> {
+  const { values } = parse('bench-prep', () =>
+    parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, jobs: { type: 'string' }, quiet: { type: 'boolean' } }, strict: true, allowPositionals: false }),
+  );
+  if (values.help) {
+    io.stdout(`${BENCH_PREP_USAGE}\n`);
+    return 0;
+  }
+  if (!values.suite) throw new UsageError('bench-prep needs --suite SUITE.json');
+  if (!values.out) throw new UsageError('bench-prep needs --out DIR');
+  let text: string;
+  try {
+    text = readFileSync(resolve(io.cwd, values.suite), 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --suite ${values.suite}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const problems = readSuite(text);
+  const target = targetsFrom(values.target)?.[0] ?? 'sm_90';
+  const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
+  const result = await benchPrep({
+    problems,
+    target,
+    outDir: resolve(io.cwd, values.out),
+    cache: cacheFrom(values, io),
+    compiler: deps.compiler(),
+    pruner: deps.pruner(),
+    cap: positiveInt('cap', values.cap, DEFAULT_PREP_CAP),
+    ...(values.jobs ? { jobs: positiveInt('jobs', values.jobs, 1) } : {}),
+    ...(progress ? { progress } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
+  progress?.finish();
+  const { manifest, compile } = result;
+  if (values.json) printJson(io, { manifest, compile: { ...compile }, blobs: result.blobs, bytes: result.bytes });
+  else {
+    const rows = manifest.shapes.map((s) => [s.name, s.cls ?? '-', Object.entries(s.available).map(([v, n]) => `${v} ${n}`).join(', '), s.candidates.length, s.notes.length]);
+    io.stdout(formatTable(['shape', 'class', 'valid', 'compiled', 'notes'], rows, ['left', 'left', 'left', 'right', 'right']));
+    for (const s of manifest.shapes) for (const n of s.notes) io.stdout(`  ${s.name}: ${n}\n`);
+    io.stdout(
+      `compile: ${compile.total} entries (${compile.compiled} compiled, ${compile.rebuilt} rebuilt, ${compile.cached} cached, ${compile.failed.length} failed, ${compile.pruned.length} pruned) in ${formatDuration(compile.durationMs)}\n` +
+        `${values.out}: ${result.blobs} code blobs, ${formatBytes(result.bytes)}, ${manifest.helpers.length} split-reduce helpers\n`,
+    );
+  }
+  return compile.failed.length ? 1 : 0;
+}

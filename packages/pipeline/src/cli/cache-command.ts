@@ -1,0 +1,91 @@
+import type { CliIo } from '../io.js';
+import { UsageError } from '../io.js';
+import { gcCache, listCache, pruneCache, verifyCache } from '../cache/cache-maintenance.js';
+import { formatBytes, formatTable } from '../table.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson } from './args.js';
+
+export const CACHE_USAGE = `rocke cache ls     [--family F] [--target T] [--variant V] [--cache-dir DIR] [--json]
+rocke cache verify [--repair] [--cache-dir DIR] [--json]      exit 1 when problems were found
+rocke cache prune  [--broken] [--all] [--family F] [--target T] [--variant V] [--dry-run] [--cache-dir DIR] [--json]
+                   default: remove entries compile-all's prune step marked
+rocke cache gc     [--grace-hours H] [--dry-run] [--cache-dir DIR] [--json]
+                   delete unreferenced blobs and dead temp files older than H hours (default 1)`;
+
+const FILTER = { family: { type: 'string' }, target: { type: 'string' }, variant: { type: 'string' } } as const;
+
+/** `rocke cache ls|verify|prune|gc`. */
+export function cacheCommand(argv: readonly string[], io: CliIo): number {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'ls': {
+      const { values } = parse('cache ls', () => parseArgs({ args: [...rest], options: { ...COMMON_OPTIONS, ...FILTER }, strict: true, allowPositionals: false }));
+      if (values.help) return help(io);
+      const cache = cacheFrom(values, io);
+      const { rows, corrupt } = listCache(cache, values);
+      if (values.json) printJson(io, { cacheDir: cache.root, entries: rows, corrupt });
+      else {
+        io.stdout(
+          formatTable(
+            ['id', 'family', 'target', 'variant', 'kernel', 'code', 'size', 'pruned'],
+            rows.map((r) => [r.id.slice(0, 12), r.family, r.target, r.variant, r.kernelName, r.codeKind, formatBytes(r.codeBytes), r.pruned ?? '']),
+          ),
+        );
+        io.stdout(`${rows.length} entries in ${cache.root}${corrupt.length ? `; ${corrupt.length} unreadable records (run cache verify)` : ''}\n`);
+      }
+      return 0;
+    }
+    case 'verify': {
+      const { values } = parse('cache verify', () => parseArgs({ args: [...rest], options: { ...COMMON_OPTIONS, repair: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+      if (values.help) return help(io);
+      const cache = cacheFrom(values, io);
+      const report = verifyCache(cache, { repair: values.repair ?? false });
+      if (values.json) printJson(io, { cacheDir: cache.root, ...report });
+      else {
+        if (report.problems.length) {
+          io.stdout(formatTable(['problem', 'entry', 'action', 'detail'], report.problems.map((p) => [p.kind, p.id?.slice(0, 12) ?? p.path, p.action, p.detail])));
+        }
+        io.stdout(`${report.entries} entries, ${report.blobsChecked} blobs checked: ${report.problems.length ? `${report.problems.length} problems` : 'all good'}\n`);
+        if (report.problems.length) io.stdout('run `rocke compile-all` to rebuild entries with missing or removed blobs\n');
+      }
+      return report.problems.length ? 1 : 0;
+    }
+    case 'prune': {
+      const { values } = parse('cache prune', () => parseArgs({ args: [...rest], options: { ...COMMON_OPTIONS, ...FILTER, broken: { type: 'boolean' }, all: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, strict: true, allowPositionals: false }));
+      if (values.help) return help(io);
+      if (values.all && !values.family && !values.target && !values.variant) {
+        throw new UsageError('cache prune --all needs a --family, --target or --variant filter (delete the directory to drop everything)');
+      }
+      const cache = cacheFrom(values, io);
+      const report = pruneCache(cache, { ...values, dryRun: values['dry-run'] ?? false });
+      if (values.json) printJson(io, { cacheDir: cache.root, dryRun: values['dry-run'] ?? false, ...report });
+      else {
+        for (const r of report.removed) io.stdout(`${values['dry-run'] ? 'would remove' : 'removed'} ${r.id.slice(0, 12)}  ${r.why}\n`);
+        io.stdout(`${report.removed.length} removed, ${report.kept} kept (blobs stay until cache gc)\n`);
+      }
+      return 0;
+    }
+    case 'gc': {
+      const { values } = parse('cache gc', () => parseArgs({ args: [...rest], options: { ...COMMON_OPTIONS, 'grace-hours': { type: 'string' }, 'dry-run': { type: 'boolean' } }, strict: true, allowPositionals: false }));
+      if (values.help) return help(io);
+      const grace = values['grace-hours'] === undefined ? 1 : Number(values['grace-hours']);
+      if (!Number.isFinite(grace) || grace < 0) throw new UsageError(`--grace-hours must be a number >= 0 (got '${values['grace-hours']}')`);
+      const cache = cacheFrom(values, io);
+      const report = gcCache(cache, { graceMs: grace * 3_600_000, dryRun: values['dry-run'] ?? false });
+      if (values.json) printJson(io, { cacheDir: cache.root, ...report });
+      else io.stdout(`${report.removedBlobs.length} blobs (${formatBytes(report.freedBytes)}) and ${report.removedTemps.length} temp files ${values['dry-run'] ? 'would be ' : ''}removed; ${report.keptBlobs} blobs kept\n`);
+      return 0;
+    }
+    case undefined:
+    case '--help':
+    case 'help':
+      if (sub === undefined) throw new UsageError(`cache needs a subcommand: ls, verify, prune or gc`);
+      return help(io);
+    default:
+      throw new UsageError(`unknown cache subcommand '${sub}' (ls, verify, prune, gc)`);
+  }
+}
+
+function help(io: CliIo): number {
+  io.stdout(`${CACHE_USAGE}\n`);
+  return 0;
+}

@@ -1,0 +1,239 @@
+import { problemLabel, type Dtype } from '@rocke/conv-direct';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { identityId } from '../cache/cache.js';
+import type { CliDeps } from './deps.js';
+import type { CliIo } from '../io.js';
+import { UsageError } from '../io.js';
+import { compileAll, type CompileAllReport } from '../compile/compile-all.js';
+import type { Family } from '../compile/family.js';
+import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
+import type { JsonValue } from '../hash.js';
+import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
+import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+import { problemFromValues, PROBLEM_OPTIONS, PROBLEM_USAGE } from './problem-input.js';
+import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, problemSetFamily, retypeProblems, type NamedProblem, type ShapeSelection } from '../select/problem-set.js';
+import { compileProgress } from './progress.js';
+import { briefError, formatDuration, formatTable } from '../table.js';
+import { readSuite } from './bench-command.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
+
+/** The target compile-all builds when `--target` is not given: the project's headline target. */
+export const DEFAULT_COMPILE_TARGET: TargetName = 'gfx950';
+
+export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --grid aot] [--target gfx950|gfx942|sm_90|all ...] [--family NAME ...]
+                  [--variant V ...] [--dtype fp16|bf16 ...] [--cap N] [--limit N] [--jobs N]
+                  [--check-ir] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
+  The main job. With no problem: the built-in problem set (sm_14x14_1024, g_28_c512_g32, d_14_c256:
+  one small-map, grouped and dense shape, bf16) for gfx950. Per shape and target: the valid
+  candidates of each apt variant (grouped; dense; split_c on maps up to 16x16), likely spillers
+  dropped, ordered by a host-side score and capped at --cap per shape (default ${DEFAULT_SHAPE_CAP}, shared by
+  the variants); plus the split-reduce helpers. A problem (flags or --miopen) or a --suite replaces
+  the built-in set; --dtype re-types the built-in set (or is the problem's dtype). --grid aot
+  compiles conv-direct's full shape-independent grid instead (thousands of kernels per target:
+  hours), where --variant/--dtype filter it. Up-to-date entries are skipped (--check-ir also
+  re-emits IR and rebuilds what changed). Then the ELF prune drops spilling and waves_per_eu-twin
+  grouped/split_c entries; the kept kernels are printed (problem sets), then a summary.
+  --target all: every target. Exit 1 if any job failed.
+  ${PROBLEM_USAGE.replace(/\n/g, '\n  ')}`;
+
+const GRIDS = ['problems', 'aot'] as const;
+
+/** `rocke compile-all`. */
+export async function compileAllCommand(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
+  const { values } = parse('compile-all', () => parseArgs({ args: [...argv], options: {
+    ...COMMON_OPTIONS,
+    ...PROBLEM_OPTIONS,
+    suite: { type: 'string' },
+    grid: { type: 'string' },
+    target: { type: 'string', multiple: true },
+    family: { type: 'string', multiple: true },
+    variant: { type: 'string', multiple: true },
+    dtype: { type: 'string', multiple: true },
+    cap: { type: 'string' },
+    limit: { type: 'string' },
+    jobs: { type: 'string' },
+    'no-prune': { type: 'boolean' },
+    'check-ir': { type: 'boolean' },
+    quiet: { type: 'boolean' },
+  }, strict: true, allowPositionals: false }));
+  if (values.help) {
+    io.stdout(`${COMPILE_ALL_USAGE}\n`);
+    return 0;
+  }
+  const grid = values.grid ?? 'problems';
+  if (!(GRIDS as readonly string[]).includes(grid)) throw new UsageError(`unknown --grid '${grid}' (${GRIDS.join(', ')})`);
+  const known = deps.families();
+  const byName = new Map(known.map((f) => [f.name, f]));
+  const names = list(values.family);
+  const wanted = names.length ? [...new Set(names)] : [...deps.defaultFamilyNames];
+  if (wanted.length === 0) {
+    throw new UsageError(`no default kernel families are wired into this build; choose one with --family (known: ${[...byName.keys()].join(', ') || 'none'})`);
+  }
+  for (const n of wanted) if (!byName.has(n)) throw new UsageError(`unknown family '${n}' (known: ${[...byName.keys()].join(', ')})`);
+  const targetValues = list(values.target);
+  const targets: TargetName[] = targetValues.includes('all') ? [...TARGETS] : (targetsFrom(targetValues.length ? targetValues : undefined) ?? [DEFAULT_COMPILE_TARGET]);
+  const jobs = positiveInt('jobs', values.jobs, availableParallelism());
+  const limit = values.limit === undefined ? undefined : positiveInt('limit', values.limit, 1);
+  const variants = list(values.variant);
+  const dtypes = list(values.dtype);
+  for (const d of dtypes) if (d !== 'fp16' && d !== 'bf16') throw new UsageError(`unknown dtype '${d}' (fp16, bf16)`);
+
+  // The problem set: one given by flags / --miopen / --suite, else the built-in one.
+  const explicit = problemsFrom(values, dtypes, io);
+  const problemMode = grid === 'problems' && wanted.includes(CONV_DIRECT_FAMILY);
+  if (grid === 'aot' && explicit) throw new UsageError('--grid aot compiles the shape-independent grid: drop the problem flags / --suite');
+  if (explicit && !wanted.includes(CONV_DIRECT_FAMILY)) throw new UsageError(`problems select ${CONV_DIRECT_FAMILY} kernels: add --family ${CONV_DIRECT_FAMILY}`);
+  if (values.cap !== undefined && !problemMode) throw new UsageError(`--cap applies to problem sets (${CONV_DIRECT_FAMILY} without --grid aot)`);
+  const cap = positiveInt('cap', values.cap, DEFAULT_SHAPE_CAP);
+  const problems: NamedProblem[] = explicit ?? (dtypes.length ? retypeProblems(DEFAULT_PROBLEMS, dtypes as Dtype[]) : [...DEFAULT_PROBLEMS]);
+  const set = problemMode ? problemSetFamily(problems, { cap, ...(variants.length ? { variants } : {}) }) : null;
+  const families: Family[] = wanted.map((n) => (set && n === CONV_DIRECT_FAMILY ? set.family : byName.get(n)!));
+  const covered = targets.filter((t) => families.some((f) => f.targets.includes(t)));
+  if (covered.length === 0) throw new UsageError(`none of the families ${wanted.join(', ')} has kernels for ${targets.join(', ')}`);
+
+  const cache = cacheFrom(values, io);
+  const compiler = deps.compiler();
+  const pruner = values['no-prune'] ? null : deps.pruner();
+  const selections = set ? covered.filter((t) => set.family.targets.includes(t)).flatMap((t) => set.selections(t)) : [];
+  if (set && !values.json) {
+    io.stdout(`compile-all: ${explicit ? 'given' : 'built-in'} problem set for ${covered.join(', ')}, at most ${cap} candidates per shape${explicit ? '' : ' (--grid aot: the full grid)'}\n`);
+    io.stdout(formatSelections(selections));
+    io.stdout('\n');
+  }
+  const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
+  const report = await compileAll({
+    cache,
+    families,
+    compiler,
+    pruner,
+    jobs,
+    targets,
+    // A problem set applies --variant / --dtype when selecting; the helpers are kept whole.
+    ...(!set && variants.length ? { variants } : {}),
+    ...(!set && dtypes.length ? { dtypes } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(values['check-ir'] ? { checkIr: true } : {}),
+    ...(progress ? { progress } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+    collectEntries: set !== null,
+  });
+  progress?.finish();
+  const { entries, ...summary } = report;
+  const shapesOf = set ? shapesByEntry(selections, compiler.flavor) : new Map<string, string[]>();
+  const kept = entries ? keptKernelRows(entries, families, shapesOf) : null;
+
+  if (values.json) {
+    printJson(io, {
+      cacheDir: cache.root,
+      grid,
+      families: wanted,
+      targets,
+      flavor: compiler.flavor,
+      ...(set ? { problems: selections.map(selectionJson), kept } : {}),
+      ...summary,
+    });
+  } else {
+    if (kept) {
+      // Counted from the marks, so entries pruned by an earlier run (e.g. under --no-prune) add up too.
+      io.stdout(`kept kernels: ${kept.length} of ${entries!.length} built (${entries!.length - kept.length} pruned, ${report.failed.length} failed)\n`);
+      io.stdout(kept.length ? formatKeptKernels(kept) : '(none)\n');
+      io.stdout('\n');
+    }
+    io.stdout(`compile-all into ${cache.root}\n`);
+    io.stdout(formatSummary(report, wanted, targets, compiler.flavor, kept?.length ?? null));
+    if (report.failed.length) {
+      io.stdout('\nfailures:\n');
+      io.stdout(
+        formatTable(
+          ['target', 'family/variant', 'kernel', 'stage', 'error'],
+          report.failed.map((f) => [f.target, `${f.family}/${f.variant ?? '-'}`, f.kernelName ?? '', f.stage, briefError(f.message).slice(0, 160)]),
+        ),
+      );
+    }
+  }
+  return report.failed.length || report.aborted ? 1 : 0;
+}
+
+/** Repeated or comma-separated flag values, trimmed, empty ones dropped. */
+function list(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+/** The problems given on the command line: one by flags / --miopen, or a --suite file; null when none. */
+function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[], io: CliIo): NamedProblem[] | null {
+  const suite = values['suite'];
+  // The problem flags take one dtype; compile-all's --dtype may repeat (it re-types the built-in set).
+  const single = { ...values, dtype: dtypes.length === 1 ? dtypes[0] : undefined };
+  const hasProblemFlags = Object.keys(PROBLEM_OPTIONS).some((k) => k !== 'dtype' && values[k] !== undefined);
+  if (typeof suite === 'string') {
+    if (hasProblemFlags) throw new UsageError('give problems either by --suite or by flags / --miopen, not both');
+    if (dtypes.length) throw new UsageError("--dtype does not apply to a --suite (its shapes carry their dtype)");
+    let text: string;
+    try {
+      text = readFileSync(resolve(io.cwd, suite), 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read suite ${suite}: ${(err as Error).message}`);
+    }
+    return readSuite(text);
+  }
+  if (!hasProblemFlags) return null;
+  if (dtypes.length > 1) throw new UsageError('a problem has one --dtype');
+  const problem = problemFromValues(single);
+  return problem ? [{ name: 'problem', problem, cls: null }] : null;
+}
+
+/** Entry id → names of the shapes that selected it (the same identities the family's candidates get). */
+function shapesByEntry(selections: readonly ShapeSelection[], flavor: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of selections) {
+    for (const v of s.variants) {
+      for (const spec of v.specs) {
+        const id = identityId({ family: CONV_DIRECT_FAMILY, variant: spec.variant, target: s.target, flavor, spec: { ...spec } as JsonValue });
+        const names = out.get(id) ?? [];
+        if (!names.includes(s.name)) names.push(s.name);
+        out.set(id, names);
+      }
+    }
+  }
+  return out;
+}
+
+function formatSelections(selections: readonly ShapeSelection[]): string {
+  const rows: (string | number)[][] = [];
+  for (const s of selections) {
+    for (const v of s.variants) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), v.variant, v.valid, v.spillHeuristic, v.specs.length]);
+    for (const note of s.notes) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), '-', '', '', note]);
+  }
+  return formatTable(['shape', 'class', 'target', 'problem', 'variant', 'valid', 'likely spill', 'selected'], rows, ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'right']);
+}
+
+function selectionJson(s: ShapeSelection) {
+  return {
+    name: s.name,
+    cls: s.cls,
+    target: s.target,
+    problem: s.problem,
+    cap: s.cap,
+    variants: s.variants.map((v) => ({ variant: v.variant, valid: v.valid, spillHeuristic: v.spillHeuristic, selected: v.specs.length })),
+    notes: s.notes,
+  };
+}
+
+function formatSummary(report: CompileAllReport, wanted: readonly string[], targets: readonly string[], flavor: string, kept: number | null): string {
+  const pruned = Object.entries(report.prunedByReason);
+  const rebuilt = Object.entries(report.rebuiltByCause);
+  const rows: [string, number | string, string][] = [
+    ['selected', report.total, `${wanted.join(', ')} for ${targets.join(', ')}`],
+    ['compiled', report.compiled, 'new entries'],
+    ['rebuilt', report.rebuilt, rebuilt.map(([c, n]) => `${c} ${n}`).join(', ')],
+    ['cached', report.cached, 'up to date, skipped'],
+    ['failed', report.failed.length, report.failed.length ? 'see below' : ''],
+    ...(report.aborted ? [['aborted', report.aborted, 'interrupted before they finished; prune step skipped'] as [string, number, string]] : []),
+    ['pruned', report.pruned.length, !report.pruneApplied ? 'prune step off' : report.aborted ? 'prune step skipped (aborted)' : pruned.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing to drop'],
+    ...(kept === null ? [] : [['kept', kept, 'listed above'] as [string, number, string]]),
+    ['time', formatDuration(report.durationMs), `${report.jobs} jobs, ${flavor}`],
+  ];
+  return formatTable(['', 'count', 'detail'], rows, ['left', 'right', 'left']);
+}

@@ -1,0 +1,23 @@
+import type { BenchRequest, RunRequest } from '../bench/requests.js';
+import type { Family, Pruner } from '../compile/family.js';
+import type { KernelCompiler } from '../compile/llvm-toolchain.js';
+import type { JsonValue } from '../hash.js';
+import type { CliIo } from '../io.js';
+import type { NpyArray } from '../npy.js';
+
+/**
+ * The seams the lead wires when the GPU-side packages land. Everything has a default except the
+ * device-bound operations, whose absence gives a clear error (exit 1) instead of a fake result.
+ */
+export interface CliDeps {
+  /** Every family the CLI knows, by name (`--family NAME`). */
+  families(): Family[];
+  /** Families used when `--family` is not given. */
+  defaultFamilyNames: readonly string[];
+  compiler(): KernelCompiler;
+  pruner(): Pruner | null;
+  /** `rocke bench`: times and verifies candidates on a GPU and returns JSON rows (see bench-report). */
+  bench?: (request: BenchRequest, io: CliIo) => Promise<{ rows: JsonValue[]; failures: number }>;
+  /** `rocke run`: runs the conv on a GPU with the best cached kernel and returns y. */
+  runConv?: (request: RunRequest, io: CliIo) => Promise<NpyArray>;
+}

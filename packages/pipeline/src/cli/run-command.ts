@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { outputExtent, parseProblemFlags, type Problem } from '@rocke/conv-direct';
+import { convForward, encodeDtype } from '@rocke/reference';
+import { writeFileAtomic } from '../atomic-file.js';
+import type { CliDeps } from './deps.js';
+import type { CliIo } from '../io.js';
+import { UsageError } from '../io.js';
+import { NpyFormatError, readNpy, writeNpy, type NpyArray } from '../npy.js';
+import { problemFromValues } from './problem-input.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
+
+export const RUN_USAGE = `rocke run --x x.npy --w w.npy --out y.npy [--stride 1] [--pad same] [--dilation 1] [--groups G]
+          [--dtype fp16|bf16] [--miopen "..."] [--device gpu|cpu] [--target T] [--json]
+  x is NHWC [N, H, W, C], w is KRSC [K, R, S, C/groups]; the problem's sizes come from their shapes
+  (groups = C / w's last dim unless given), or from --miopen, which must then agree with them.
+  y is written NHWK [N, Ho, Wo, K]. fp16 tensors are <f2 arrays; bf16 tensors are <u2 arrays holding
+  the raw bf16 bits (NumPy has no bfloat16: save t.view(torch.uint16)); the dtype follows from them.
+  <f4 inputs need --dtype and are rounded to it (nearest-even).
+  --device gpu (default) runs the best cached kernel; --device cpu runs @rocke/reference.`;
+
+/** Expected npy dtype for a conv dtype. */
+const NPY_DTYPE = { fp16: 'float16', bf16: 'uint16' } as const;
+
+/**
+ * Reads an operand and returns its dtype bit patterns: matching 16-bit arrays as they are, float32
+ * rounded to the problem dtype. Shape must equal `shape`.
+ */
+export function operandBits(name: string, array: NpyArray, shape: readonly number[], dtype: Problem['dtype']): { bits: Uint16Array; rounded: boolean } {
+  if (array.shape.length !== shape.length || array.shape.some((d, i) => d !== shape[i])) {
+    throw new UsageError(`${name} has shape (${array.shape.join(', ')}), the problem needs (${shape.join(', ')})`);
+  }
+  if (array.dtype === 'float32') return { bits: encodeDtype(array.data as Float32Array, dtype), rounded: true };
+  if (array.dtype !== NPY_DTYPE[dtype]) {
+    throw new UsageError(`${name} is ${array.dtype}, a ${dtype} problem needs ${NPY_DTYPE[dtype]}${dtype === 'bf16' ? ' (bf16 bits)' : ''} or float32`);
+  }
+  return { bits: array.data as Uint16Array, rounded: false };
+}
+
+function readOperand(io: CliIo, path: string, name: string): NpyArray {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(resolve(io.cwd, path));
+  } catch (err) {
+    throw new UsageError(`cannot read --${name} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return readNpy(bytes);
+  } catch (err) {
+    if (err instanceof NpyFormatError) throw new UsageError(`--${name} ${path}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** npy dtype → conv dtype, for 16-bit arrays. */
+function dtypeOf(a: NpyArray): Problem['dtype'] | undefined {
+  return a.dtype === 'float16' ? 'fp16' : a.dtype === 'uint16' ? 'bf16' : undefined;
+}
+
+/**
+ * The problem `rocke run` solves: from --miopen, or from the operand shapes plus the stride, pad,
+ * dilation, groups and dtype flags. Throws {@link UsageError} when the pieces disagree.
+ */
+export function runProblem(values: Record<string, string | boolean | undefined>, x: NpyArray, w: NpyArray): Problem {
+  if (values['miopen'] !== undefined) {
+    const extra = ['stride', 'pad', 'dilation', 'groups', 'dtype'].filter((f) => values[f] !== undefined);
+    if (extra.length) throw new UsageError(`with --miopen the problem is fully given; drop ${extra.map((f) => `--${f}`).join(' ')}`);
+    return problemFromValues({ miopen: values['miopen'] })!;
+  }
+  if (x.shape.length !== 4) throw new UsageError(`x must be 4-D NHWC, got shape (${x.shape.join(', ')})`);
+  if (w.shape.length !== 4) throw new UsageError(`w must be 4-D KRSC, got shape (${w.shape.join(', ')})`);
+  const [N, H, W, C] = x.shape as [number, number, number, number];
+  const [K, R, S, cpg] = w.shape as [number, number, number, number];
+  let groups: string;
+  if (values['groups'] !== undefined) groups = String(values['groups']);
+  else {
+    if (cpg === 0 || C % cpg !== 0) throw new UsageError(`w's last dimension ${cpg} does not divide x's channels ${C}`);
+    groups = String(C / cpg);
+  }
+  const fromData = dtypeOf(x) ?? dtypeOf(w);
+  const dtype = values['dtype'] === undefined ? fromData : String(values['dtype']);
+  if (dtype === undefined) throw new UsageError('x and w are float32: say which dtype to run with --dtype fp16|bf16');
+  const argv = ['--N', N, '--H', H, '--W', W, '--C', C, '--K', K, '--R', R, '--S', S, '--groups', groups, '--dtype', dtype].map(String);
+  for (const f of ['stride', 'pad', 'dilation'] as const) if (values[f] !== undefined) argv.push(`--${f}`, String(values[f]));
+  const r = parseProblemFlags(argv);
+  if (!r.ok) throw new UsageError(`bad problem: ${r.reason}`);
+  return r.problem;
+}
+
+/** `rocke run`. */
+export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
+  const { values } = parse('run', () =>
+    parseArgs({
+      args: [...argv],
+      options: {
+        ...COMMON_OPTIONS,
+        x: { type: 'string' },
+        w: { type: 'string' },
+        out: { type: 'string' },
+        stride: { type: 'string' },
+        pad: { type: 'string' },
+        dilation: { type: 'string' },
+        groups: { type: 'string' },
+        dtype: { type: 'string' },
+        miopen: { type: 'string' },
+        device: { type: 'string' },
+        target: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }),
+  );
+  if (values.help) {
+    io.stdout(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  for (const f of ['x', 'w', 'out'] as const) if (!values[f]) throw new UsageError(`run needs --${f} FILE.npy`);
+  const device = values.device ?? 'gpu';
+  if (device !== 'gpu' && device !== 'cpu') throw new UsageError(`--device must be gpu or cpu (got '${device}')`);
+  const xArr = readOperand(io, values.x!, 'x');
+  const wArr = readOperand(io, values.w!, 'w');
+  const problem = runProblem(values, xArr, wArr);
+  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
+  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
+  const x = operandBits('x', xArr, [problem.N, problem.H, problem.W, problem.C], problem.dtype);
+  const w = operandBits('w', wArr, [problem.K, problem.R, problem.S, problem.C / problem.groups], problem.dtype);
+  for (const [name, op] of [['x', x], ['w', w]] as const) {
+    if (op.rounded) io.stderr(`rocke run: --${name} is float32; rounded to ${problem.dtype} (nearest-even)\n`);
+  }
+  const npyDtype = NPY_DTYPE[problem.dtype];
+  let y: NpyArray;
+  if (device === 'cpu') {
+    y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data: convForward(problem, x.bits, w.bits).y };
+  } else {
+    if (!deps.runConv) {
+      io.stderr('rocke run: no GPU runtime is wired into this build (use --device cpu for the CPU reference)\n');
+      return 1;
+    }
+    const target = targetsFrom(values.target)?.[0] ?? null;
+    y = await deps.runConv(
+      { problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
+      io,
+    );
+    const want = [problem.N, Ho, Wo, problem.K];
+    if (y.shape.join(',') !== want.join(',')) throw new Error(`runtime returned y of shape (${y.shape.join(', ')}), expected (${want.join(', ')})`);
+  }
+  const outPath = resolve(io.cwd, values.out!);
+  writeFileAtomic(outPath, writeNpy(y));
+  if (values.json) printJson(io, { out: outPath, device, problem, shape: y.shape });
+  else io.stdout(`wrote ${outPath}: y ${problem.dtype} (${y.shape.join(', ')}) on ${device}\n`);
+  return 0;
+}

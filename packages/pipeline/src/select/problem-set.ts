@@ -1,0 +1,179 @@
+import { kernelName, parseProblem, problemCandidates, problemGeometry, spillFilter, type Dtype, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
+import type { Family } from '../compile/family.js';
+import { convDirectFamily } from '../compile/families/conv-direct.js';
+import { orderCandidates } from './select.js';
+import type { TargetName } from '../compile/llvm-toolchain.js';
+
+/** A problem with the name and class it is reported under (the shape of a suite entry). */
+export interface NamedProblem {
+  name: string;
+  problem: Problem;
+  cls: string | null;
+}
+
+const SAME_3X3 = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1 } as const;
+
+function named(name: string, cls: string, fields: Omit<Problem, keyof typeof SAME_3X3>): NamedProblem {
+  const r = parseProblem({ ...SAME_3X3, ...fields });
+  if (!r.ok) throw new Error(`built-in problem ${name}: ${r.reason}`);
+  return { name, cls, problem: r.problem };
+}
+
+/**
+ * The built-in problem set of `rocke compile-all` (the README's main job): one shape per class of
+ * the public suite (device/public.json, same names), bf16, 3×3 "same" padding, stride 1:
+ * - `sm_14x14_1024` small-map: N1 14×14 C=K=1024 (dense and split_c candidates);
+ * - `g_28_c512_g32` grouped: N8 28×28 C=K=512, 32 groups (grouped candidates);
+ * - `d_14_c256` dense: N32 14×14 C=K=256 (dense, and split_c: its map is small too).
+ */
+export const DEFAULT_PROBLEMS: readonly NamedProblem[] = [
+  named('sm_14x14_1024', 'small-map', { N: 1, H: 14, W: 14, C: 1024, K: 1024, groups: 1, dtype: 'bf16' }),
+  named('g_28_c512_g32', 'grouped', { N: 8, H: 28, W: 28, C: 512, K: 512, groups: 32, dtype: 'bf16' }),
+  named('d_14_c256', 'dense', { N: 32, H: 14, W: 14, C: 256, K: 256, groups: 1, dtype: 'bf16' }),
+];
+
+/**
+ * Default candidates per shape and target: bench-prep's cap, so a problem set compiles exactly
+ * what `rocke bench` would time for it (and both share the cache entries).
+ */
+export const DEFAULT_SHAPE_CAP = 40;
+
+/** Output maps up to this many pixels (Ho·Wo) also get split_c candidates (the issue's 7×7…16×16 class). */
+export const SPLIT_C_MAX_PIXELS = 16 * 16;
+
+/** Variants worth building and timing for a problem: grouped for groups > 1; dense, plus split_c on small maps. */
+export function benchVariants(problem: Problem): Variant[] {
+  if (problem.groups > 1) return ['grouped'];
+  const g = problemGeometry(problem);
+  return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
+}
+
+/** {@link DEFAULT_PROBLEMS} in other dtypes (each shape once per dtype; names get `_fp16`-style suffixes unless the dtype is the set's own). */
+export function retypeProblems(problems: readonly NamedProblem[], dtypes: readonly Dtype[]): NamedProblem[] {
+  return dtypes.flatMap((dtype) =>
+    problems.map((p) => (p.problem.dtype === dtype ? p : { ...p, name: `${p.name}_${dtype}`, problem: { ...p.problem, dtype } })),
+  );
+}
+
+/** What a problem set selected for one variant of one shape. */
+export interface VariantSelection {
+  variant: Variant;
+  /** Valid candidates (conv-direct's `problemCandidates`). */
+  valid: number;
+  /** Of those, dropped by conv-direct's spill heuristic before ordering (likely spillers). */
+  spillHeuristic: number;
+  /** This variant's share of the shape's cap. */
+  share: number;
+  /** The specs kept under the share, in bench order. */
+  specs: Spec[];
+  /** `orderCandidates`' host-side score of each spec (same order as `specs`). */
+  scores: number[];
+}
+
+/** What a problem set selected for one shape and target. */
+export interface ShapeSelection {
+  name: string;
+  cls: string | null;
+  problem: Problem;
+  target: TargetName;
+  /** The cap this shape's variants shared. */
+  cap: number;
+  variants: VariantSelection[];
+  /** Why something apt was not selected (e.g. a variant outside `--variant`). */
+  notes: string[];
+}
+
+/** Options of {@link selectProblemSpecs}. */
+export interface SelectOptions {
+  /** Candidates per shape at most, shared evenly by its variants (default {@link DEFAULT_SHAPE_CAP}). */
+  cap?: number;
+  /** Only these variants (default: every variant apt for the shape). */
+  variants?: readonly string[];
+}
+
+/** Splits `cap` over `n` variants: equal shares, the remainder to the first ones. */
+/** `cap` split into `n` near-equal shares, the larger ones first (7 over 2: [4, 3]). */
+export function capShares(cap: number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => Math.floor(cap / n) + (i < cap % n ? 1 : 0));
+}
+
+/**
+ * A variant's specs for the bench: each MMA atom (sm_90: mma.sync and wgmma; AMD: its two MFMA
+ * shapes) gets its own share of `cap`, in first-seen atom order, filled in `orderCandidates` order.
+ * The host score models tile waste and grid fill, not the atoms' throughputs, so none crowds out
+ * another. Used by the selection and by the bench's manifest built from a compile cache alike.
+ */
+export function orderByAtomShares(specs: readonly Spec[], problem: Problem, cap: number): ReturnType<typeof orderCandidates> {
+  const atoms = [...new Set(specs.map((s) => s.atom))];
+  const quota = capShares(cap, Math.max(atoms.length, 1));
+  return atoms.flatMap((atom, j) => orderCandidates(specs.filter((s) => s.atom === atom), problem, { cap: quota[j]!, keepSpilling: true }));
+}
+
+/**
+ * The kernels a problem set needs on one target, per shape: the variants apt for it (bench-prep's
+ * `benchVariants`: grouped for groups > 1, else dense, plus split_c on maps up to 16×16), each
+ * variant's valid candidates from conv-direct's `problemCandidates`, minus likely spillers
+ * (`spillFilter`), ordered by bench-prep's `orderCandidates` (host-side score, then tile volume,
+ * then name) and cut to the variant's share of `cap`. Deterministic: same input, same specs.
+ */
+export function selectProblemSpecs(problems: readonly NamedProblem[], target: TargetName, options: SelectOptions = {}): ShapeSelection[] {
+  const cap = options.cap ?? DEFAULT_SHAPE_CAP;
+  if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
+  return problems.map(({ name, cls, problem }) => {
+    const apt = benchVariants(problem);
+    const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
+    const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
+    if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
+    const quota = capShares(cap, Math.max(wanted.length, 1));
+    const variants = wanted.map((variant, i): VariantSelection => {
+      const valid = problemCandidates(problem, target, { variant }).valid;
+      const likely = spillFilter(valid);
+      const ordered = orderByAtomShares(likely.kept, problem, quota[i]!);
+      return {
+        variant,
+        valid: valid.length,
+        spillHeuristic: likely.dropped.length,
+        share: quota[i]!,
+        specs: ordered.map((o) => o.spec),
+        scores: ordered.map((o) => o.score.score),
+      };
+    });
+    return { name, cls, problem, target, cap, variants, notes };
+  });
+}
+
+/**
+ * A problem set as conv-direct's compile-all family (`direct_fwd`): per target the union of
+ * {@link selectProblemSpecs} over the shapes (a spec two shapes share is one entry). The same cache
+ * identities as the AOT family's, so entries are shared with `--grid aot` runs and bench-prep.
+ * `selections(target)` returns what was selected (computed once per target).
+ */
+export function problemSetFamily(problems: readonly NamedProblem[], options: SelectOptions = {}): { family: Family; selections(target: TargetName): ShapeSelection[] } {
+  const memo = new Map<TargetName, ShapeSelection[]>();
+  const selections = (target: TargetName): ShapeSelection[] => {
+    let s = memo.get(target);
+    if (!s) {
+      s = selectProblemSpecs(problems, target, options);
+      memo.set(target, s);
+    }
+    return s;
+  };
+  const grid = (target: TargetName, dtype: Dtype, variant: Variant): Spec[] => {
+    const seen = new Set<string>();
+    const out: Spec[] = [];
+    for (const shape of selections(target)) {
+      for (const v of shape.variants) {
+        if (v.variant !== variant) continue;
+        for (const spec of v.specs) {
+          if (spec.dtype !== dtype) continue;
+          const name = kernelName(spec);
+          if (seen.has(name)) continue;
+          seen.add(name);
+          out.push(spec);
+        }
+      }
+    }
+    return out;
+  };
+  return { family: convDirectFamily({ grid }), selections };
+}
