@@ -21,6 +21,8 @@
 // What fails: a missing piece of the reduction shifts outputs by about sqrt(missing/L) * rms(y)
 // (16 of 256 channels: ~25% of rms(y); one of 9 taps: ~33%), tens of times rtol*|e| for bf16 and
 // hundreds for fp16, so almost every output mismatches. The tests prove both directions.
+//
+// Fused epilogues (epilogue.ts) keep rtol and replace rms(e) in atol by the epilogue's sumRms.
 
 import { decodeDtype, minSubnormal, precisionBits, type Dtype } from './dtype.js';
 import { ConvReferenceError, type ConvGeometry } from './problem.js';
@@ -35,9 +37,16 @@ export type CompareValues = Uint16Array | Float32Array | Float64Array;
  * (sampled points) can be passed as is. Without `reductionLength`, L = 1 (the strictest atol): fine
  * for values that are not sums, too strict for conv outputs.
  */
-export type CompareLayout =
+export type CompareLayout = (
   | (OutputShape & { reductionLength?: number })
-  | { points: readonly OutputIndex[]; reductionLength?: number; geometry?: ConvGeometry };
+  | { points: readonly OutputIndex[]; reductionLength?: number; geometry?: ConvGeometry }
+) & {
+  /**
+   * The scale of the absolute tolerance in place of rms(expected): for epilogue outputs, the
+   * `sumRms` that applyEpilogue() reports (what was rounded, times the activation's gain).
+   */
+  sumRms?: number;
+};
 
 /** The per-element tolerance |a - e| <= rtol * |e| + atol. */
 export interface Tolerance {
@@ -119,7 +128,7 @@ export function compare(actual: CompareValues, expected: CompareValues, dtype: D
   }
   const rms = finite > 0 ? Math.sqrt(sumSquares / finite) : 0;
   const reductionLength = reductionLengthOf(layout);
-  const tolerance = toleranceFor(dtype, reductionLength, rms);
+  const tolerance = toleranceFor(dtype, reductionLength, layout?.sumRms ?? rms);
   let maxAbs = 0;
   let maxRel = 0;
   let worstRatio = 0;

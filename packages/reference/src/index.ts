@@ -38,4 +38,6 @@ export type { ParallelConvOptions } from './parallel.js';
 export { convSample, flatOutputIndex, gather, outputPointOf, samplePoints } from './sample.js';
 export type { OutputIndex, OutputShape, SampleOutput, SampleSpec } from './sample.js';
 export { compare, toleranceFor } from './compare.js';
+export { ACTIVATIONS, activate, activationGain, applyEpilogue } from './epilogue.js';
+export type { Activation, EpilogueOutput, EpilogueValues } from './epilogue.js';
 export type { BadElement, CompareLayout, CompareReport, CompareValues, Tolerance } from './compare.js';
