@@ -229,13 +229,15 @@ function lowerGeneric(inst: CallInst, name: string, ctx: CallContext): Lowered |
     return { kind: 'op', op: (r) => { r[d] = f(r[x], r[y], r[z]); } };
   };
   let x: RegExpExecArray | null;
-  if ((x = /^llvm\.(fma|fmuladd|fabs|minnum|maxnum|sqrt)\.\w+$/.exec(name)) && st.kind === 'float') {
+  if ((x = /^llvm\.(fma|fmuladd|fabs|minnum|maxnum|sqrt|exp2)\.\w+$/.exec(name)) && st.kind === 'float') {
     const rnd = rounder(st.name);
     switch (x[1]) {
       // One rounding (fmuladd may fuse, and does here); double keeps the plain double expression.
       case 'fma': case 'fmuladd': return st.name === 'double' ? each((p, q, c) => p * q + c) : each((p, q, c) => fusedMultiplyAdd(p, q, c, rnd));
       case 'fabs': return each(Math.abs);
       case 'sqrt': return each((p) => rnd(Math.sqrt(p)));
+      // Correctly rounded; the hardware's (v_exp_f32, ex2.approx.f32) are within 2 ulp of it.
+      case 'exp2': return each((p) => rnd(2 ** p));
       case 'minnum': return each((p, q) => (p !== p ? q : q !== q ? p : Math.min(p, q)));
       case 'maxnum': return each((p, q) => (p !== p ? q : q !== q ? p : Math.max(p, q)));
     }
