@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KERNEL_ABI, KernargError, kernargLayout, kernargTable, kernargValues, orderKernargs, packKernargs, resolveKernargs } from './abi.js';
+import { KERNEL_ABI, KernargError, kernargLayout, kernargTable, kernargValues, orderKernargs, packKernargs, resolveKernargs, type KernargEntry } from './abi.js';
 import { problem3x3 } from './test-fixtures.js';
 
 const DENSE = ['x', 'w', 'y', 'x_bytes', 'w_bytes', 'y_bytes', 'N', 'H', 'W', 'Ho', 'Wo', 'groups', 'C', 'K', 'x_stride_n', 'x_stride_h', 'x_stride_w', 'y_stride_n', 'y_stride_h', 'y_stride_w'];
@@ -9,7 +9,7 @@ describe('kernarg tables', () => {
     expect(kernargTable('dense').map((e) => e.name)).toEqual(DENSE);
     expect(kernargTable('grouped').map((e) => e.name)).toEqual([...DENSE, 'cpg', 'kpg']);
     expect(kernargTable('split_c').map((e) => e.name)).toEqual([...DENSE, 'ws', 'ws_bytes', 'splits']);
-    for (const table of Object.values(KERNEL_ABI)) {
+    for (const table of Object.values(KERNEL_ABI) as (readonly KernargEntry[])[]) {
       expect(new Set(table.map((e) => e.name)).size).toBe(table.length);
       for (const e of table) expect(e.type).toBe(['x', 'w', 'y', 'ws'].includes(e.name) ? 'ptr' : 'i32');
       expect(table.filter((e) => e.access === 'read').map((e) => e.name)).toEqual(['x', 'w']);

@@ -31,10 +31,10 @@ export interface BufferRef {
 /** A kernarg value: a number for i32/f32, a bigint for i64 and resolved pointers, or a buffer view. */
 export type KernargValue = number | bigint | BufferRef;
 
-const ptr = (name: string, access: 'read' | 'write', doc: string): KernargEntry => ({ name, type: 'ptr', access, doc });
-const i32 = (name: string, doc: string): KernargEntry => ({ name, type: 'i32', doc });
+const ptr = <N extends string>(name: N, access: 'read' | 'write', doc: string) => ({ name, type: 'ptr', access, doc }) as const;
+const i32 = <N extends string>(name: N, doc: string) => ({ name, type: 'i32', doc }) as const;
 
-const DENSE_ARGS: readonly KernargEntry[] = [
+const DENSE_ARGS = [
   ptr('x', 'read', 'input activations, NHWC'),
   ptr('w', 'read', 'weights, [K, R, S, C/groups]'),
   ptr('y', 'write', 'output, NHWK (split_c: written by the split-reduce pass that follows)'),
@@ -55,23 +55,29 @@ const DENSE_ARGS: readonly KernargEntry[] = [
   i32('y_stride_n', 'elements between images of y: Ho*Wo*K'),
   i32('y_stride_h', 'elements between rows of y: Wo*K'),
   i32('y_stride_w', 'elements between pixels of y: K'),
-];
+] as const;
 
-/** Kernarg tables, in kernel-parameter order. */
-export const KERNEL_ABI: Readonly<Record<Variant, readonly KernargEntry[]>> = {
+/**
+ * Kernarg tables, in kernel-parameter order. Literal-typed, so the kernel builders' argument
+ * accessors ({@link KernargName}) are checked against the table at compile time.
+ */
+export const KERNEL_ABI = {
   dense: DENSE_ARGS,
-  grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')],
+  grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')] as const,
   split_c: [
     ...DENSE_ARGS,
     ptr('ws', 'write', 'fp32 partial sums, [splits, N, Ho, Wo, K]'),
     i32('ws_bytes', 'bytes of ws this launch may write'),
     i32('splits', 'channel slices: each reduces C/splits channels'),
-  ],
-};
+  ] as const,
+} as const satisfies Readonly<Record<Variant, readonly KernargEntry[]>>;
+
+/** Names of a variant's kernel arguments (default: of any variant). */
+export type KernargName<V extends Variant = Variant> = (typeof KERNEL_ABI)[V][number]['name'];
 
 /** The kernarg table of a variant. */
 export function kernargTable(variant: Variant): readonly KernargEntry[] {
-  const table = KERNEL_ABI[variant];
+  const table: readonly KernargEntry[] | undefined = KERNEL_ABI[variant];
   if (!table) throw new KernargError(`unknown variant '${String(variant)}'`);
   return table;
 }

@@ -16,7 +16,17 @@ import { ELEMENT_BYTES } from '../problem.js';
 import { specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitTileOrigin } from './grid-decode.js';
-import { ConvKernelError, SENTINEL_OFFSET, emitChannelSlice, openConvKernel, type ConvKernel } from './build.js';
+import {
+  ConvKernelError,
+  SENTINEL_OFFSET,
+  emitChannelSlice,
+  emitHaloSource,
+  emitOutputSliceBase,
+  openConvKernel,
+  variantArg,
+  type ConvKernel,
+  type KernelArgs,
+} from './open.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -44,6 +54,8 @@ class WgmmaConvBuilder {
   /** Output channels per warpgroup (wgmma N) and m-blocks per warpgroup. */
   private readonly n: number;
   private readonly blocksPerGroup: number;
+  /** The kernel's arguments, set when {@link build} opens the kernel. */
+  private args!: KernelArgs;
 
   constructor(
     private readonly spec: Spec,
@@ -59,7 +71,8 @@ class WgmmaConvBuilder {
 
   build(): ConvKernel {
     const { spec, t } = this;
-    const { module, name, abi, b, lds } = openConvKernel(spec, t, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } }, 128);
+    const { module, name, abi, args, b, lds } = openConvKernel(spec, t, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } }, 128);
+    this.args = args;
     this.emitBody(b, lds);
     b.ret();
     return {
@@ -83,8 +96,7 @@ class WgmmaConvBuilder {
   }
 
   private emitBody(b: Builder, window: Value): void {
-    const { spec, t, wg } = this;
-    const arg = (n: string) => b.arg(n);
+    const { spec, t, wg, args } = this;
     const L = this.layout;
     // Swizzled rows take their XOR pattern from absolute address bits 7..9: start on a 1 KiB boundary
     // (the kernel asks for alignSlack bytes more).
@@ -93,18 +105,16 @@ class WgmmaConvBuilder {
     // ---- ids and grid decode (as build.ts: channel tile fastest inside a super-tile, split slowest)
     const tid = t.workitemId(b, 'x');
     const group = b.lshr(tid, 7, 'wg');
-    const gm = b.urem(group, spec.waves_m, 'wg.m');
-    const gn = b.udiv(group, spec.waves_m, 'wg.n');
-    const Ho = arg('Ho');
-    const Wo = arg('Wo');
-    const K = arg('K');
+    const wgM = b.urem(group, spec.waves_m, 'wg.m');
+    const wgN = b.udiv(group, spec.waves_m, 'wg.n');
+    const { Ho, Wo, K } = args;
     const { kTile, splitIdx, image, oh0, ow0, ih0, iw0 } = emitTileOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
-    const { c0, trips } = emitChannelSlice(b, spec, splitIdx);
+    const { c0, trips } = emitChannelSlice(b, args, spec, splitIdx);
     const kBase = b.mul(kTile, spec.tile_k, 'k.base');
 
     // ---- staging (hoisted: the loop only adds the chunk's channel offset)
-    const xBuf = t.globalBuffer(b, arg('x'), arg('x_bytes'));
-    const wBuf = t.globalBuffer(b, arg('w'), arg('w_bytes'));
+    const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
+    const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
     const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0);
     const wSlots = this.wSlots(b, tid, kBase, c0);
     const xBase = (stage: Value) => b.mul(stage, this.layout.xStageBytes);
@@ -116,20 +126,20 @@ class WgmmaConvBuilder {
       const off = b.select(b.icmp('ult', chunk, trips), b.mul(chunk, spec.ck * ELEMENT_BYTES), SENTINEL_OFFSET, 'c.off');
       const xb = xBase(stage);
       const wb = wBase(stage);
-      const one = (buf: typeof xBuf, s: Slot, base: Value) => {
+      const copySlot = (buf: typeof xBuf, s: Slot, base: Value) => {
         const go = () => cp.copy(b, buf, b.add(s.global, off), at(b.add(base, s.lds)));
         if (s.inTile) b.ifThen(s.inTile, go, 'stage.tail');
         else go();
       };
-      for (const s of xSlots) one(xBuf, s, xb);
-      for (const s of wSlots) one(wBuf, s, wb);
+      for (const s of xSlots) copySlot(xBuf, s, xb);
+      for (const s of wSlots) copySlot(wBuf, s, wb);
       cp.commit(b);
     };
 
     // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
     // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
-    const blockOffsets = this.blockOffsets(b, gn);
-    const channelOffset = b.mul(gm, this.n * L.rowBytes);
+    const blockOffsets = this.blockOffsets(b, wgN);
+    const channelOffset = b.mul(wgM, this.n * L.rowBytes);
     // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W). LBO =
     // the next 8 channels: one plane (X) or tile_k rows (W); unused (16) for swizzled K-major rows.
     const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
@@ -172,9 +182,9 @@ class WgmmaConvBuilder {
     // loop edge (wait_group 1), so the tensor cores are not drained at every chunk; copies then run
     // stages-2 chunks ahead into the stage chunk i-2 used: every warpgroup waited for that chunk
     // before the barrier below. With two stages: wait_group 0, copies one chunk ahead.
-    const S = this.layout.stages;
-    const inFlight = S >= 3 ? 1 : 0;
-    const ahead = S - 1 - inFlight;
+    const stages = this.layout.stages;
+    const inFlight = stages >= 3 ? 1 : 0;
+    const ahead = stages - 1 - inFlight;
     const q = this.n / 2;
     const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
     const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
@@ -183,15 +193,15 @@ class WgmmaConvBuilder {
       cp.wait(b, ahead - 1);
       wg.proxyFence(b);
       t.barrier(b);
-      const cur = b.urem(i, S, 'stage');
+      const cur = b.urem(i, stages, 'stage');
       const next = b.add(i, ahead);
-      return mmaChunk(cur, unflat(acc), inFlight, () => copyChunk(next, b.urem(next, S))).flat();
+      return mmaChunk(cur, unflat(acc), inFlight, () => copyChunk(next, b.urem(next, stages))).flat();
     });
     if (inFlight) wg.wait(b, 0); // the last chunk's wgmmas, before the epilogue reads the accumulators
     cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
     const accs = unflat(looped);
 
-    this.emitEpilogue(b, accs, { tid, gm, gn, image, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
+    this.emitEpilogue(b, accs, { tid, wgM, wgN, image, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
   }
 
   /** Byte offset in an X stage of each of this warpgroup's m-blocks (tap 0, channel plane 0). */
@@ -233,26 +243,14 @@ class WgmmaConvBuilder {
   /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
   private xSlots(b: Builder, tid: Value, image: Value, ih0: Value, iw0: Value, c0: Value): Slot[] {
     const { spec, g } = this;
-    const groups = spec.ck / 8;
     const slots: Slot[] = [];
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
-      const cg = b.urem(v, groups);
-      const pos = b.udiv(v, groups);
-      const row = b.udiv(pos, g.ldsInW); // LDS row: tile_n halo tiles of ldsInH rows each
-      const col = b.urem(pos, g.ldsInW);
-      const n = spec.tile_n > 1 ? b.add(image, b.udiv(row, g.ldsInH)) : image;
-      const ih = b.add(ih0, spec.tile_n > 1 ? b.urem(row, g.ldsInH) : row);
-      const iw = b.add(iw0, col);
-      const inTile = g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined;
-      let valid = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
-      if (spec.tile_n > 1) valid = b.and(valid, b.icmp('ult', n, b.arg('N')));
-      if (inTile) valid = b.and(valid, inTile);
-      const elem = b.add(b.add(b.add(b.mul(n, b.arg('x_stride_n')), b.mul(ih, b.arg('x_stride_h'))), b.mul(iw, b.arg('x_stride_w'))), b.add(b.mul(cg, 8), c0));
-      const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${j}`);
+      const inTileOf = () => (g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined);
+      const { global, row, col, cv, inTile } = emitHaloSource(b, this.args, spec, g, { v, j, image, ih0, iw0, cStart: c0, inTile: inTileOf });
       const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.layout.planeColumns / 2), b.lshr(col, 1)) : col;
       const pixel = () => b.add(b.mul(row, this.layout.planeColumns), ldsCol);
-      const lds = this.layout.swizzle ? this.swizzledRow(b, pixel(), cg, `x.lds${j}`) : b.add(b.mul(cg, this.layout.planeBytes), b.mul(pixel(), ROW), `x.lds${j}`);
+      const lds = this.layout.swizzle ? this.swizzledRow(b, pixel(), cv, `x.lds${j}`) : b.add(b.mul(cv, this.layout.planeBytes), b.mul(pixel(), ROW), `x.lds${j}`);
       slots.push({ global, lds, inTile });
     }
     return slots;
@@ -273,9 +271,9 @@ class WgmmaConvBuilder {
       const tap = b.udiv(rest, spec.tile_k);
       const kOut = b.add(kBase, k);
       const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
-      let valid = b.icmp('ult', kOut, b.arg('K'));
+      let valid = b.icmp('ult', kOut, this.args.K);
       if (inTile) valid = b.and(valid, inTile);
-      const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), b.arg('C')), b.add(b.mul(cg, 8), c0));
+      const elem = b.add(b.mul(b.add(b.mul(kOut, RS), tap), this.args.C), b.add(b.mul(cg, 8), c0));
       const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
       const lds = this.layout.swizzle
         ? this.swizzledRow(b, b.add(b.mul(tap, spec.tile_k), k), cg, `w.lds${j}`)
@@ -293,30 +291,30 @@ class WgmmaConvBuilder {
   private emitEpilogue(
     b: Builder,
     accs: Value[][],
-    o: { tid: Value; gm: Value; gn: Value; image: Value; oh0: Value; ow0: Value; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
+    o: { tid: Value; wgM: Value; wgN: Value; image: Value; oh0: Value; ow0: Value; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
   ): void {
-    const { spec, t } = this;
+    const { spec, t, args } = this;
     const split = spec.variant === 'split_c';
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
-    const outBuf = split ? t.globalBuffer(b, b.arg('ws'), b.arg('ws_bytes')) : t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+    const outBuf = split ? t.globalBuffer(b, variantArg(args, 'ws'), variantArg(args, 'ws_bytes')) : t.globalBuffer(b, args.y, args.y_bytes);
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
-    const slice = o.splitIdx ? b.mul(o.splitIdx, b.mul(b.arg('N'), b.arg('y_stride_n'))) : b.i32(0);
-    const baseOf = (n: Value) => b.add(slice, b.mul(n, b.arg('y_stride_n')), 'y.image');
+    const slice = emitOutputSliceBase(b, args, o.splitIdx) ?? b.i32(0);
+    const baseOf = (n: Value) => b.add(slice, b.mul(n, args.y_stride_n), 'y.image');
     const tileImageBase = spec.tile_n > 1 ? undefined : baseOf(o.image);
     const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
     const lane = b.and(o.tid, 31, 'lane');
-    const kThread = b.add(b.add(o.kBase, b.mul(o.gm, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
+    const kThread = b.add(b.add(o.kBase, b.mul(o.wgM, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
     for (let j = 0; j < this.blocksPerGroup; j++) {
-      const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.gn, this.blocksPerGroup), j));
+      const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
       const n = image ? b.add(o.image, image) : o.image;
       const imageBase = tileImageBase ?? baseOf(n);
       const ohBlock = b.add(o.oh0, b.mul(bh, 8));
       const ow = b.add(b.add(o.ow0, b.mul(bw, 8)), b.lshr(lane, 2), `ow.b${j}`);
-      const wOk = image ? b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', n, b.arg('N'))) : b.icmp('ult', ow, o.Wo);
+      const wOk = image ? b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', n, args.N)) : b.icmp('ult', ow, o.Wo);
       for (let h = 0; h < 2; h++) {
         const oh = b.add(ohBlock, b.add(b.mul(warp, 2), h));
         const pixOk = b.and(wOk, b.icmp('ult', oh, o.Ho));
-        const pixel = b.add(imageBase, b.add(b.mul(oh, b.arg('y_stride_h')), b.mul(ow, b.arg('y_stride_w'))));
+        const pixel = b.add(imageBase, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w)));
         for (let cb = 0; cb < this.n / 8; cb++) {
           const k = b.add(kThread, cb * 8);
           // K is a multiple of 8 (validated), so k < K covers k + 1 too.

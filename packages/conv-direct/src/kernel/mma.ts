@@ -1,0 +1,778 @@
+/**
+ * The LDS-halo direct forward convolution on per-wave MMA atoms (AMD MFMA, NVIDIA mma.sync),
+ * written once and lowered through an @rocke/ir target (gfx950, gfx942, sm_90). Per workgroup: one
+ * output tile of tile_h x tile_w pixels x tile_k channels. Per channel chunk of ck channels: the
+ * input tile with its halo and the weights of every tap are staged in LDS; then every tap (r, s)
+ * is an MMA GEMM over shifted windows of that one staged copy. The target supplies the atom (with
+ * its lane layouts), global memory with zero-when-out-of-range semantics, barriers, and — where it
+ * has them — ldmatrix and cp.async.
+ */
+import {
+  bfloat,
+  f32,
+  half,
+  i8,
+  vec,
+  voidT,
+  zero,
+  type Builder,
+  type GlobalBuffer,
+  type MmaAtom,
+  type Target,
+  type Value,
+} from '@rocke/ir';
+import { ELEMENT_BYTES } from '../problem.js';
+import { residency } from '../residency.js';
+import { specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { ATOMS } from '../targets.js';
+import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
+import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
+import { emitTileOrigin } from './grid-decode.js';
+import {
+  ConvKernelError,
+  SENTINEL_OFFSET,
+  emitChannelSlice,
+  emitHaloSource,
+  emitOutputSliceBase,
+  openConvKernel,
+  variantArg,
+  type ConvKernel,
+  type KernelArgs,
+  type StagingSchedule,
+} from './open.js';
+import { usesAsyncCopy, weightPieceElems } from './schedule.js';
+
+/** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
+const OFF_DIAGONAL = 0x40000000;
+
+/** The @rocke/ir atom of a spec: e.g. `32x32x16` + bf16 -> `32x32x16.bf16`, `m16n8k16` + fp16 -> `16x8x16.f16`. */
+export function irAtomName(spec: Spec): string {
+  const a = ATOMS[spec.atom];
+  return `${a.m}x${a.n}x${a.k}.${spec.dtype === 'bf16' ? 'bf16' : 'f16'}`;
+}
+
+const log2 = (n: number): number => Math.log2(n);
+const isPow2 = (n: number): boolean => Number.isInteger(log2(n));
+
+/** Builds the mma.sync / MFMA kernel of a validated spec. */
+export function buildMmaConvKernel(spec: Spec, t: Target): ConvKernel {
+  return new MmaConvBuilder(spec, t).build();
+}
+
+/**
+ * One piece of a weight staging slot (grouped: a slot's channels may straddle groups, so it loads
+ * in pieces of channels that share one group). `rel` (grouped only) is the piece's channel within
+ * its group at chunk 0, or a huge value when the piece is outside the tile: the piece is on the
+ * block diagonal at chunk i exactly when `rel + i*ck < cpg` (unsigned).
+ */
+interface WeightPiece {
+  readonly global: Value;
+  readonly rel: Value | undefined;
+  readonly elems: number;
+}
+
+/** One hoisted staging slot: where its 16 (or fragA*2) bytes come from and go. */
+interface StagingSlot {
+  /** Byte offset in the global tensor of channel chunk 0, or the sentinel. */
+  readonly global: Value;
+  /** Byte offset in one LDS stage of the array. */
+  readonly lds: Value;
+  /**
+   * Last, partial pass only: whether this thread's slot is inside the stage. Slots past it skip
+   * the LDS write (several threads writing one shared scratch tail would be a data race).
+   */
+  readonly inTile: Value | undefined;
+  /** Weights only: the pieces that make up the slot (one for dense and split_c). */
+  readonly pieces?: readonly WeightPiece[];
+}
+
+/** The channels one workgroup reduces and produces (dense / split_c / grouped). */
+interface ChannelPlan {
+  /** First output channel of the tile inside its (merged) block, and the block's channel count. */
+  readonly kBase: Value;
+  readonly kLimit: Value;
+  /** Grouped: global output channel of the merged block's first channel (dense: none, 0). */
+  readonly kOffset: Value | undefined;
+  /** Global input channel of x read at chunk 0. */
+  readonly xChannel0: Value;
+  /** Input channel of chunk 0 within the block whose weights are read (dense: global). */
+  readonly wChannel0: Value;
+  /** Elements per weight row (C, or cpg for grouped). */
+  readonly wRowElems: Value;
+  readonly trips: Value;
+  readonly grouped: { readonly cpg: Value; readonly kpg: Value } | undefined;
+}
+
+class MmaConvBuilder {
+  private readonly g: SpecGeometry;
+  private readonly atom: MmaAtom;
+  private readonly elem;
+  private readonly threads: number;
+  private readonly wave: number;
+  private readonly ldmatrix: boolean;
+  private readonly schedule: StagingSchedule;
+  private readonly weightLayout: 'fragment' | 'swizzled-rows';
+  /** Bytes of one X stage (with tail) and one W stage (with tail). */
+  private readonly xStageBytes: number;
+  private readonly wStageBytes: number;
+  private readonly stages: number;
+  /** Whether the output tile goes through LDS (16-byte global stores), and its pixel stride in elements. */
+  private readonly stagedEpilogue: boolean;
+  private readonly outStride: number;
+  /** Bytes per output element: 2 (y) or 4 (split_c's fp32 workspace). */
+  private readonly outBytes: number;
+  /** Vector elements of one weight staging slot, and of the pieces it loads in. */
+  private readonly wSlotElems: number;
+  private readonly wPieceElems: number;
+  /** The kernel's arguments, set when {@link build} opens the kernel. */
+  private args!: KernelArgs;
+
+  constructor(
+    private readonly spec: Spec,
+    private readonly t: Target,
+  ) {
+    this.g = specGeometry(spec);
+    this.atom = t.atom(irAtomName(spec));
+    this.elem = spec.dtype === 'bf16' ? bfloat : half;
+    this.threads = this.g.threads;
+    this.wave = t.waveSize;
+    if (this.wave !== this.g.waveSize) throw new ConvKernelError(`${t.name} waves have ${this.wave} lanes, the spec geometry assumes ${this.g.waveSize}`);
+    const aOrigins = matrixOrigins(weightCoord(this.atom), this.atom.lanes, this.atom.aType.count);
+    const bOrigins = matrixOrigins(activationCoord(this.atom), this.atom.lanes, this.atom.bType.count);
+    this.ldmatrix = t.matrixLoad !== undefined && aOrigins !== null && bOrigins !== null;
+    this.weightLayout = this.ldmatrix ? 'swizzled-rows' : 'fragment';
+    if (!this.ldmatrix && !isLaneContiguous(weightCoord(this.atom), this.atom.lanes, this.atom.aType.count)) {
+      throw new ConvKernelError(`atom ${this.atom.name}: A fragments are neither lane-contiguous nor ldmatrix tiles`);
+    }
+    this.stages = spec.double_buffer ? 2 : 1;
+    this.xStageBytes = ELEMENT_BYTES * (this.g.ldsXElems + this.g.ldsXTail);
+    this.wStageBytes = ELEMENT_BYTES * (this.g.ldsWElems + this.g.ldsWTail);
+    this.wSlotElems = this.weightLayout === 'fragment' ? this.atom.aType.count : 8;
+    this.wPieceElems = weightPieceElems(spec, this.wSlotElems);
+    // cp.async moves whole 16-byte chunks: grouped weights in smaller pieces use register prefetch.
+    const async = usesAsyncCopy(spec);
+    if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
+    this.schedule = async ? 'async-copy' : 'register-prefetch';
+    // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
+    this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    this.outStride = spec.tile_k + 16 / this.outBytes;
+    this.stagedEpilogue = this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
+  }
+
+  build(): ConvKernel {
+    const { spec, t } = this;
+    const { module, name, abi, args, b, lds } = openConvKernel(spec, t, {
+      workgroupSize: this.threads,
+      ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
+      // sm_90: when shared memory admits one block per SM, say so (.minnctapersm 1). Otherwise ptxas
+      // 13 squeezes 256-thread kernels to 128 registers (two blocks' worth), even spilling, for an
+      // occupancy the LDS never allows.
+      ...(t.vendor === 'nvidia' && residency(spec).limits.shared <= 1 ? { minBlocksPerSm: 1 } : {}),
+      ids: { workitem: ['x'], workgroup: ['x'] },
+    }, 16);
+    this.args = args;
+    this.emitBody(b, lds);
+    b.ret();
+    return {
+      spec,
+      target: t,
+      module,
+      name,
+      threads: this.threads,
+      dynamicSharedBytes: this.g.ldsBytes,
+      abi,
+      schedule: this.schedule,
+      fragmentLoad: this.ldmatrix ? 'ldmatrix' : 'vector',
+      weightLayout: this.weightLayout,
+      epilogue: this.stagedEpilogue ? 'lds-staged' : 'direct',
+    };
+  }
+
+  private emitBody(b: Builder, lds: Value): void {
+    const { spec, t, g, atom, args } = this;
+
+    // ---- ids and grid decode (channel tile fastest inside a super-tile)
+    const tid = t.workitemId(b, 'x');
+    const lane = b.and(tid, this.wave - 1, 'lane');
+    const waveId = b.lshr(tid, log2(this.wave), 'wave');
+    const wm = b.urem(waveId, spec.waves_m, 'wave.m');
+    const wn = b.udiv(waveId, spec.waves_m, 'wave.n');
+    const { Ho, Wo } = args;
+    const grouped = spec.variant === 'grouped';
+    const merge = spec.group_merge;
+    const { kTile, splitIdx, image: n, oh0, ow0, ih0, iw0, ktPerBlock, mergedK } = emitTileOrigin(b, t, spec, () => {
+      // Grouped: output-channel tiles of each merged block of `merge` groups (merge*kpg channels), blocks one after another.
+      const mergedK = grouped ? b.mul(variantArg(args, 'kpg'), merge, 'merged.k') : args.K;
+      const ktPerBlock = b.udiv(b.add(mergedK, spec.tile_k - 1), spec.tile_k, 'k.tiles.per.block');
+      return { mergedK, ktPerBlock, kTiles: grouped ? b.mul(b.udiv(args.groups, merge), ktPerBlock, 'k.tiles') : ktPerBlock };
+    });
+    const ch = grouped ? this.groupedChannels(b, kTile, ktPerBlock, mergedK) : this.denseChannels(b, kTile, splitIdx);
+
+    // ---- buffers
+    const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
+    const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
+
+    // ---- hoisted staging metadata (no compare/select inside the dense channel loop)
+    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, ch.xChannel0);
+    const wSlots = this.wStagingSlots(b, tid, ch);
+    const trips = ch.trips;
+
+    // ---- LDS bases
+    const xBase = (stage: Value | number) => (typeof stage === 'number' ? b.i32(stage * this.xStageBytes) : b.mul(stage, this.xStageBytes));
+    const wBase = (stage: Value | number) =>
+      typeof stage === 'number' ? b.i32(this.stages * this.xStageBytes + stage * this.wStageBytes) : b.add(b.mul(stage, this.wStageBytes), this.stages * this.xStageBytes);
+    const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
+
+    // ---- per-lane fragment offsets (hoisted)
+    const frag = this.fragmentOffsets(b, lane, wm, wn);
+
+    // ---- staging primitives
+    const chunkBytes = (chunk: Value) => b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
+    const xVec = vec(8, this.elem);
+    const pieceVec = vec(this.wPieceElems, this.elem);
+    // Byte offset of a weight piece at `chunk`; grouped pieces off the block diagonal read zero.
+    const pieceOffset = (pc: WeightPiece, chunk: Value, off: Value): Value => {
+      const at = b.add(pc.global, off);
+      if (!pc.rel || !ch.grouped) return at;
+      const rel = b.add(pc.rel, b.mul(chunk, spec.ck));
+      return b.select(b.icmp('ult', rel, ch.grouped.cpg), at, SENTINEL_OFFSET);
+    };
+    const loadChunk = (chunk: Value): Value[] => {
+      let off = chunkBytes(chunk);
+      // sm_90 register prefetch: the loads of the one or two chunks past the last read nothing (the
+      // guarded loads skip the sentinel; offsets are unsigned, so sentinel + sentinel stays in u32)
+      // instead of the next channels. AMD keeps its loop body free of compares and selects (tested).
+      if (t.vendor === 'nvidia') off = b.select(b.icmp('ult', chunk, ch.trips), off, SENTINEL_OFFSET, 'c.off.live');
+      return [
+        ...xSlots.map((s) => t.globalLoad(b, xBuf, b.add(s.global, off), xVec, { align: 16 })),
+        ...wSlots.map((s) => {
+          const parts = s.pieces!.map((pc) => t.globalLoad(b, wBuf, pieceOffset(pc, chunk, off), pieceVec, { align: 2 * this.wPieceElems }));
+          return concat(b, parts, this.wSlotElems);
+        }),
+      ];
+    };
+    const guarded = (s: StagingSlot, f: () => void) => (s.inTile ? b.ifThen(s.inTile, f, 'stage.tail') : f());
+    const storeChunk = (vals: readonly Value[], stage: Value | number) => {
+      const xb = xBase(stage);
+      const wb = wBase(stage);
+      xSlots.forEach((s, j) => guarded(s, () => b.store(vals[j]!, ldsAt(b.add(xb, s.lds)), { align: 16 })));
+      wSlots.forEach((s, j) => guarded(s, () => b.store(vals[xSlots.length + j]!, ldsAt(b.add(wb, s.lds)), { align: 2 * this.wSlotElems })));
+    };
+    const copyChunk = (chunk: Value, stage: Value | number) => {
+      const cp = t.asyncCopy!;
+      const off = chunkBytes(chunk);
+      const xb = xBase(stage);
+      const wb = wBase(stage);
+      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, b.add(s.global, off), ldsAt(b.add(xb, s.lds))));
+      for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, pieceOffset(s.pieces![0]!, chunk, off), ldsAt(b.add(wb, s.lds))));
+      cp.commit(b);
+    };
+    const mmaStage = (stage: Value | number, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(stage), frag, acc);
+    const accs = this.emitChannelLoop(b, { trips, loadChunk, storeChunk, copyChunk, mmaStage });
+
+    // ---- epilogue
+    const eo: EpilogueInputs = { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
+    if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
+    else this.emitEpilogue(b, accs, eo);
+  }
+
+  /**
+   * The channel loop over `trips` chunks, by schedule: cp.async into two stages (last chunk
+   * peeled), register prefetch into two stages, or register prefetch into one. Returns the
+   * accumulators.
+   */
+  private emitChannelLoop(b: Builder, c: ChunkSteps): Value[] {
+    const { spec, t, g, atom } = this;
+    const { trips, loadChunk, storeChunk, copyChunk, mmaStage } = c;
+    const iglp = () => {
+      if (spec.iglp !== null && t.vendor === 'amd') b.intrinsic('llvm.amdgcn.iglp.opt', voidT, [spec.iglp]);
+    };
+    const nAcc = g.mTilesPerWave * g.nTilesPerWave;
+    const accInit: Value[] = Array.from({ length: nAcc }, () => zero(atom.cType));
+    if (this.schedule === 'async-copy') {
+      // The last chunk is peeled: no copy past it, which would read the next channels (or pixels)
+      // for nothing and make the wait before the epilogue stall on it — a whole load latency on
+      // one-trip grids (grouped, split_c on small maps). Peeling keeps the loop body branch-free.
+      copyChunk(b.i32(0), 0);
+      const last = b.sub(trips, 1, 'chunk.last');
+      const looped = b.forLoop({ from: 0, to: last, carried: accInit, name: 'chunk' }, (i, acc) => {
+        const cur = b.and(i, 1, 'stage');
+        t.asyncCopy!.wait(b, 0);
+        t.barrier(b);
+        copyChunk(b.add(i, 1), b.xor(cur, 1));
+        return mmaStage(cur, acc);
+      });
+      t.asyncCopy!.wait(b, 0);
+      t.barrier(b);
+      return mmaStage(b.and(last, 1, 'stage.last'), looped);
+    }
+    if (spec.double_buffer) {
+      storeChunk(loadChunk(b.i32(0)), 0);
+      const pre = loadChunk(b.i32(1));
+      const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
+        iglp();
+        const cur = b.and(i, 1, 'stage');
+        t.barrier(b);
+        storeChunk(carried.slice(nAcc), b.xor(cur, 1));
+        const next = loadChunk(b.add(i, 2));
+        return [...mmaStage(cur, carried.slice(0, nAcc)), ...next];
+      });
+      return out.slice(0, nAcc);
+    }
+    const pre = loadChunk(b.i32(0));
+    const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
+      iglp();
+      t.barrier(b);
+      storeChunk(carried.slice(nAcc), 0);
+      t.barrier(b);
+      const next = loadChunk(b.add(i, 1));
+      return [...mmaStage(0, carried.slice(0, nAcc)), ...next];
+    });
+    return out.slice(0, nAcc);
+  }
+
+  /**
+   * LDS column of halo column `c` (compile time). Stride 2 stores even columns first, then odd
+   * ones, so the window of a tap is contiguous: output pixels one pixel stride apart instead of two,
+   * which keeps the 8 rows of an `ldmatrix` on distinct bank groups (two pixel strides of 16-byte
+   * multiples always put rows 0 and 4 on one bank group: a 2-way conflict).
+   */
+  private ldsColumn(c: number): number {
+    return this.spec.stride_w === 2 ? (c % 2) * Math.ceil(this.g.ldsInW / 2) + Math.floor(c / 2) : c;
+  }
+
+  /** Elements between the LDS pixels of horizontally adjacent output pixels. */
+  private get pixelStride(): number {
+    return (this.spec.stride_w === 2 ? 1 : this.spec.stride_w) * this.g.cStride;
+  }
+
+  /**
+   * X staging: one 16-byte vector of 8 channels per slot, pixel-major with the padded pixel stride.
+   * tile_n > 1: the tile_n halo tiles stacked along rows, LDS row `row` holding input row
+   * ih0 + row % ldsInH of image n + row / ldsInH (zero past the batch).
+   */
+  private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, cStart: Value): StagingSlot[] {
+    const { g } = this;
+    const slots: StagingSlot[] = [];
+    const uneven = g.xVectors % this.threads !== 0;
+    for (let j = 0; j < g.xPasses; j++) {
+      const v = b.add(tid, j * this.threads, `xv${j}`);
+      const inTileOf = () => (uneven ? b.icmp('ult', v, g.xVectors) : undefined);
+      const { global, col, cv, pos, inTile } = emitHaloSource(b, this.args, this.spec, g, { v, j, image: n, ih0, iw0, cStart, inTile: inTileOf });
+      // threads is a multiple of the 8-channel vectors per pixel, so pass j is pass 0 moved by threads/XCV pixels.
+      // Stride 2: even halo columns, then odd ones (see ldsColumn).
+      const ldsPos = this.spec.stride_w === 2 ? b.add(b.sub(pos, col), b.add(b.mul(b.and(col, 1), Math.ceil(g.ldsInW / 2)), b.lshr(col, 1))) : pos;
+      const lds =
+        j > 0 && this.threads % g.xChannelVectors === 0 && this.spec.stride_w !== 2
+          ? b.add(slots[0]!.lds, j * (this.threads / g.xChannelVectors) * g.cStride * ELEMENT_BYTES)
+          : b.mul(b.add(b.mul(ldsPos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
+      slots.push({ global, lds, inTile });
+    }
+    return slots;
+  }
+
+  /** Dense and split_c: tile k of all K channels; split s reduces channels [s*C/splits, (s+1)*C/splits). */
+  private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
+    const { c0, trips } = emitChannelSlice(b, this.args, this.spec, splitIdx);
+    return { kBase: b.mul(kTile, this.spec.tile_k, 'k.base'), kLimit: this.args.K, kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: this.args.C, trips, grouped: undefined };
+  }
+
+  /**
+   * Grouped: tile `kt` of merged block `mb` (gm adjacent groups: gm*cpg input, gm*kpg output
+   * channels). Only the channel chunks that overlap the input channels of the tile's own groups are
+   * visited; off-diagonal weights inside them are zeroed at staging.
+   */
+  private groupedChannels(b: Builder, kTile: Value, ktPerBlock: Value, mergedK: Value): ChannelPlan {
+    const { spec } = this;
+    const cpg = variantArg(this.args, 'cpg');
+    const kpg = variantArg(this.args, 'kpg');
+    const mergedC = b.mul(cpg, spec.group_merge, 'merged.c');
+    const block = b.udiv(kTile, ktPerBlock, 'merged.block');
+    const kBase = b.mul(b.urem(kTile, ktPerBlock), spec.tile_k, 'k.base');
+    const kEnd = b.umin(b.add(kBase, spec.tile_k), mergedK);
+    const firstGroup = b.udiv(kBase, kpg, 'group.first');
+    const lastGroup = b.udiv(b.sub(kEnd, 1), kpg, 'group.last');
+    const chunkLo = b.udiv(b.mul(firstGroup, cpg), spec.ck, 'chunk.lo');
+    const chunkHi = b.udiv(b.add(b.mul(b.add(lastGroup, 1), cpg), spec.ck - 1), spec.ck, 'chunk.hi');
+    const wChannel0 = b.mul(chunkLo, spec.ck, 'c.lo');
+    return {
+      kBase,
+      kLimit: mergedK,
+      kOffset: b.mul(block, mergedK, 'k.block'),
+      xChannel0: b.add(b.mul(block, mergedC), wChannel0, 'x.c0'),
+      wChannel0,
+      wRowElems: cpg,
+      trips: b.umax(b.sub(chunkHi, chunkLo), 1, 'chunks'),
+      grouped: { cpg, kpg },
+    };
+  }
+
+  /** W staging: MFMA fragment slots (AMD) or 16-byte chunks of swizzled ck-channel rows (sm_90). */
+  private wStagingSlots(b: Builder, tid: Value, ch: ChannelPlan): StagingSlot[] {
+    const { spec, g, atom } = this;
+    const RS = spec.R * spec.S;
+    const slots: StagingSlot[] = [];
+    const vectors = this.weightLayout === 'fragment' ? g.wSlots : (spec.tile_k * RS * spec.ck) / 8;
+    const passes = Math.ceil(vectors / this.threads);
+    const uneven = vectors % this.threads !== 0;
+    for (let j = 0; j < passes; j++) {
+      const v = b.add(tid, j * this.threads, `wv${j}`);
+      let kOut: Value;
+      let tap: Value;
+      let c: Value;
+      let ldsIdx: Value;
+      if (this.weightLayout === 'fragment') {
+        const fl = b.urem(v, this.wave);
+        const rest = b.udiv(v, this.wave);
+        const ka = b.urem(rest, g.kAtoms);
+        const rest2 = b.udiv(rest, g.kAtoms);
+        const mt = b.urem(rest2, g.mTiles);
+        tap = b.udiv(rest2, g.mTiles);
+        const first = atom.aAt(b, fl, 0);
+        kOut = b.add(ch.kBase, b.add(b.mul(mt, atom.m), first.row));
+        c = b.add(b.mul(ka, atom.k), first.col);
+        ldsIdx = b.mul(v, this.wSlotElems);
+      } else {
+        const chunksPerRow = spec.ck / 8;
+        const c8 = b.urem(v, chunksPerRow);
+        const row = b.udiv(v, chunksPerRow);
+        const krow = b.urem(row, spec.tile_k);
+        tap = b.udiv(row, spec.tile_k);
+        kOut = b.add(ch.kBase, krow);
+        c = b.mul(c8, 8);
+        ldsIdx = b.add(b.mul(row, spec.ck), b.mul(b.xor(c8, swizzleOf(b, krow, chunksPerRow)), 8));
+      }
+      let valid = b.icmp('ult', kOut, ch.kLimit);
+      const inTile = uneven ? b.icmp('ult', v, vectors) : undefined;
+      if (inTile) valid = b.and(valid, inTile);
+      const kGlobal = ch.kOffset ? b.add(ch.kOffset, kOut) : kOut;
+      const row = b.mul(b.add(b.mul(kGlobal, RS), tap), ch.wRowElems);
+      const pieces: WeightPiece[] = [];
+      for (let p = 0; p < this.wSlotElems / this.wPieceElems; p++) {
+        const cl = b.add(b.add(ch.wChannel0, c), p * this.wPieceElems);
+        if (ch.grouped) {
+          // Channel within the row's own group at chunk 0 (negative or >= cpg: off the diagonal).
+          const rel = b.sub(cl, b.mul(b.udiv(kOut, ch.grouped.kpg), ch.grouped.cpg));
+          const global = b.mul(b.add(row, rel), ELEMENT_BYTES, `w.goff${j}.${p}`);
+          pieces.push({ global, rel: b.select(valid, rel, OFF_DIAGONAL, `w.rel${j}.${p}`), elems: this.wPieceElems });
+        } else {
+          const global = b.select(valid, b.mul(b.add(row, cl), ELEMENT_BYTES), SENTINEL_OFFSET, `w.goff${j}`);
+          pieces.push({ global, rel: undefined, elems: this.wPieceElems });
+        }
+      }
+      // Fragment slots are linear in the slot index; swizzled rows too when a pass spans whole 8-row swizzle periods.
+      const rowsPerPass = this.threads / (spec.ck / 8);
+      const linear = this.weightLayout === 'fragment' || (Number.isInteger(rowsPerPass) && rowsPerPass % 8 === 0);
+      const lds = j > 0 && linear ? b.add(slots[0]!.lds, j * this.threads * this.wSlotElems * ELEMENT_BYTES) : b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
+      slots.push({ global: pieces[0]!.global, lds, inTile, pieces });
+    }
+    return slots;
+  }
+
+  /** Per-lane (and per-wave) byte offsets of the fragments inside one LDS stage, computed once. */
+  private fragmentOffsets(b: Builder, lane: Value, wm: Value, wn: Value): FragmentOffsets {
+    const { spec, g, atom } = this;
+    const E = ELEMENT_BYTES;
+    const pix = this.pixelStride; // elements between horizontally adjacent output pixels
+    // Rows of the wave's output band start ROWS_W*stride input rows apart.
+    const rowBytes = g.ldsInW * g.cStride * E;
+    let xWave: Value;
+    if (spec.tile_n === 1) xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * rowBytes, 'x.wave');
+    else if (g.waveImages === 1) {
+      // A band inside one image: its image's halo tile, then the band's first input row in it.
+      const perImage = spec.tile_h / g.rowsPerWave;
+      const img = b.udiv(wn, perImage, 'wave.image');
+      xWave = b.add(b.mul(img, g.ldsInH * rowBytes), b.mul(b.urem(wn, perImage), g.rowsPerWave * spec.stride_h * rowBytes), 'x.wave');
+    } else xWave = b.mul(wn, g.waveImages * g.ldsInH * rowBytes, 'x.wave');
+    const mBase = b.mul(wm, g.mTilesPerWave, 'm.tile0');
+    if (!this.ldmatrix) {
+      const bCoord = activationCoord(atom);
+      const runs = vectorRuns(bCoord, atom.lanes, atom.bType.count, 8);
+      const xRuns = runs.map((r) => {
+        const c = atom.bAt(b, lane, r.start);
+        // pixel col -> strided window position; channel row -> contiguous.
+        return { run: r, lane: b.add(xWave, b.mul(b.add(b.mul(c.col, pix), c.row), E)) };
+      });
+      const wLane = b.add(b.mul(mBase, g.kAtoms * this.wave * this.wSlotElems * E), b.mul(lane, this.wSlotElems * E), 'w.lane');
+      return { kind: 'vector', xRuns, wLane };
+    }
+    // ldmatrix: lane l addresses row (l & 7) of matrix (l >> 3).
+    const mat = b.lshr(lane, 3, 'mat');
+    const r8 = b.and(lane, 7, 'mat.row');
+    const pick = (vals: readonly number[]) => {
+      let out: Value = b.i32(vals[0]!);
+      for (let j = 1; j < vals.length; j++) out = b.select(b.icmp('eq', mat, j), vals[j]!, out);
+      return out;
+    };
+    const bOrigins = matrixOrigins(activationCoord(atom), atom.lanes, atom.bType.count)!;
+    const aOrigins = matrixOrigins(weightCoord(atom), atom.lanes, atom.aType.count)!;
+    // B: pairs of column blocks per ldmatrix.x4 (matrices: block cb regs..., then block cb+1 regs...).
+    const perFrag = bOrigins.length;
+    const bMats: StorageCoord[] = [...bOrigins, ...bOrigins.map((o) => ({ strided: o.strided + atom.n, contig: o.contig }))];
+    const xOffsetOf = (o: StorageCoord) => o.strided * pix + o.contig;
+    const x4 = b.add(xWave, b.mul(b.add(b.mul(r8, pix), pick(bMats.map(xOffsetOf))), E), 'x.ldm4');
+    const x2 = b.add(xWave, b.mul(b.add(b.mul(r8, pix), pick(bOrigins.map(xOffsetOf))), E), 'x.ldm2');
+    // A: one ldmatrix.x4 per fragment; rows are output channels, 16-byte chunks XOR-swizzled by row.
+    const chunksPerRow = spec.ck / 8;
+    const rowOf = b.add(pick(aOrigins.map((o) => o.strided)), r8, 'a.row');
+    const chunkOf = pick(aOrigins.map((o) => o.contig / 8));
+    const sw = b.xor(chunkOf, swizzleOf(b, rowOf, chunksPerRow));
+    const wWave = b.mul(mBase, atom.m * spec.ck * E, 'w.wave');
+    const wLanes: Value[] = [];
+    for (let ka = 0; ka < g.kAtoms; ka++) {
+      const chunk = b.xor(sw, (ka * atom.k) / 8);
+      wLanes.push(b.add(wWave, b.mul(b.add(b.mul(rowOf, spec.ck), b.mul(chunk, 8)), E), `w.ldm.ka${ka}`));
+    }
+    return { kind: 'ldmatrix', x4, x2, perFrag, wLanes };
+  }
+
+  /** All MMAs of one staged chunk (rocke-notes §2.6 order: filter column outermost, input rows shared by the R taps). */
+  private emitMmas(b: Builder, ldsAt: (o: Value) => Value, xb: Value, wb: Value, f: FragmentOffsets, acc: Value[]): Value[] {
+    const { spec, g, atom } = this;
+    const E = ELEMENT_BYTES;
+    const out = [...acc];
+    const pix = this.pixelStride;
+    // Input rows of one band (one image's rows of the wave), read once per band and shared by the R taps.
+    const inRows = (g.bandRows - 1) * spec.stride_h + spec.R;
+    const bType = atom.bType;
+    const aType = atom.aType;
+    for (let ka = 0; ka < g.kAtoms; ka++) {
+      for (let s = 0; s < spec.S; s++) {
+        // Activation fragments by input row and column block, shared by the R taps of this column.
+        const bf: Value[][] = [];
+        for (let i = 0; i < g.waveImages * inRows; i++) {
+          // Band i / inRows sits in its own image's halo tile, ldsInH rows after the previous one.
+          const ir = Math.floor(i / inRows) * g.ldsInH + (i % inRows);
+          const row: Value[] = [];
+          const base = (ir * g.ldsInW + this.ldsColumn(s)) * g.cStride + ka * atom.k; // elements, compile time
+          if (f.kind === 'vector') {
+            for (let cb = 0; cb < g.colBlocks; cb++) {
+              const off = (base + cb * atom.n * pix) * E;
+              const parts = f.xRuns.map(({ run, lane }) => b.load(vec(run.length, this.elem), ldsAt(b.add(b.add(xb, lane), off)), { align: run.length * E }));
+              row.push(concat(b, parts, bType.count));
+            }
+          } else {
+            for (let cb = 0; cb < g.colBlocks; cb += 2) {
+              const pair = cb + 1 < g.colBlocks;
+              const off = (base + cb * atom.n * pix) * E;
+              const regs = this.t.matrixLoad!(b, ldsAt(b.add(b.add(xb, pair ? f.x4 : f.x2), off)), pair ? 4 : 2);
+              for (let h = 0; h < (pair ? 2 : 1); h++) {
+                const mine = regs.slice(h * f.perFrag, (h + 1) * f.perFrag);
+                row.push(b.bitcast(b.vector(mine), bType));
+              }
+            }
+          }
+          bf.push(row);
+        }
+        for (let r = 0; r < spec.R; r++) {
+          const tap = r * spec.S + s;
+          const af: Value[] = [];
+          for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+            if (f.kind === 'vector') {
+              const off = (((tap * g.mTiles + mt) * g.kAtoms + ka) * this.wave * this.wSlotElems) * E;
+              // wLane includes the wave's first m tile: (m.tile0 * kAtoms * wave * frag) elements.
+              af.push(b.load(aType, ldsAt(b.add(b.add(wb, f.wLane), off)), { align: this.wSlotElems * E }));
+            } else {
+              const off = ((tap * spec.tile_k + mt * atom.m) * spec.ck) * E;
+              const regs = this.t.matrixLoad!(b, ldsAt(b.add(b.add(wb, f.wLanes[ka]!), off)), 4);
+              af.push(b.bitcast(b.vector(regs), aType));
+            }
+          }
+          for (let row = 0; row < g.rowsPerWave; row++) {
+            for (let cb = 0; cb < g.colBlocks; cb++) {
+              const bv = bf[Math.floor(row / g.bandRows) * inRows + (row % g.bandRows) * spec.stride_h + r]![cb]!;
+              for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+                const idx = (mt * g.rowsPerWave + row) * g.colBlocks + cb;
+                out[idx] = atom.emit(b, af[mt]!, bv, out[idx]!);
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The output buffer: y, or split_c's fp32 workspace. */
+  private outputBuffer(b: Builder): GlobalBuffer {
+    const { t, args } = this;
+    return this.spec.variant === 'split_c' ? t.globalBuffer(b, variantArg(args, 'ws'), variantArg(args, 'ws_bytes')) : t.globalBuffer(b, args.y, args.y_bytes);
+  }
+
+  /**
+   * Output through LDS: every lane writes its converted accumulators into an LDS tile
+   * `[pixel][tile_k + 8]`, then the workgroup stores it as 16-byte vectors of 8 channels, a pixel's
+   * channels contiguous (NHWK), so global writes are coalesced whatever the atom's C layout
+   * (mma.sync lanes hold one channel per pixel pair). Used when the tile fits in the LDS the kernel
+   * already has; bounds checks go through the sentinel as in {@link emitEpilogue}.
+   */
+  private emitStagedEpilogue(b: Builder, accs: Value[], o: EpilogueInputs, tid: Value, ldsAt: (o: Value) => Value): void {
+    const { spec, g, atom, t, args } = this;
+    const split = spec.variant === 'split_c';
+    const E = this.outBytes;
+    const outElem = split ? f32 : spec.dtype === 'bf16' ? bfloat : half;
+    const perVec = 16 / E; // elements per 16-byte vector
+    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, perVec);
+    const laneRuns = runs.map((r) => {
+      const c = atom.cAt(b, o.lane, r.start);
+      // Tile pixel (row-major over tile_h x tile_w) and tile channel of the run's first element.
+      const pix = b.add(b.mul(b.mul(o.wn, g.rowsPerWave), spec.tile_w), c.col);
+      const kt = b.add(b.mul(o.wm, g.mTilesPerWave * atom.m), c.row);
+      return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), E, 'out.lds') };
+    });
+    const convert = (v: Value, count: number) => (split ? v : b.fptrunc(v, count === 1 ? outElem : vec(count, outElem)));
+    // Every wave is done reading the staged chunks before the tile overwrites them.
+    t.barrier(b);
+    for (let mt = 0; mt < g.mTilesPerWave; mt++)
+      for (let row = 0; row < g.rowsPerWave; row++)
+        for (let cb = 0; cb < g.colBlocks; cb++) {
+          const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
+          const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * E;
+          for (const { run, base } of laneRuns) {
+            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+            const val = convert(lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes), lanes.length);
+            b.store(val, ldsAt(b.add(base, off)), { align: E * run.length });
+          }
+        }
+    t.barrier(b);
+    const outBuf = this.outputBuffer(b);
+    const sliceBase = emitOutputSliceBase(b, args, o.splitIdx);
+    // Element offset of an image's output (its split slice and channel block included).
+    const imageOffset = (image: Value) => {
+      const imageBase = b.mul(image, args.y_stride_n, 'y.image');
+      const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
+      return o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
+    };
+    const tileImageK = spec.tile_n === 1 ? imageOffset(o.n) : undefined;
+    const perPixel = spec.tile_k / perVec;
+    // Pixels of the tile's virtual rows (tile_n images of tile_h rows each).
+    const vectors = spec.tile_n * spec.tile_h * spec.tile_w * perPixel;
+    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
+      let v = b.add(tid, j * this.threads, `out.v${j}`);
+      const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
+      // Threads past the tile re-read its last vector and store it nowhere.
+      if (inTile) v = b.umin(v, vectors - 1);
+      const kv = b.urem(v, perPixel);
+      const pix = b.udiv(v, perPixel);
+      let imageK = tileImageK;
+      let oh: Value;
+      let imageOk: Value | undefined;
+      if (spec.tile_n === 1) oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
+      else {
+        const vrow = b.udiv(pix, spec.tile_w);
+        const image = b.add(o.n, b.udiv(vrow, spec.tile_h), 'out.image');
+        imageOk = b.icmp('ult', image, args.N);
+        imageK = imageOffset(image);
+        oh = b.add(o.oh0, b.urem(vrow, spec.tile_h));
+      }
+      const ow = b.add(o.ow0, b.urem(pix, spec.tile_w));
+      const k = b.add(o.kBase, b.mul(kv, perVec));
+      let valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+      if (imageOk) valid = b.and(valid, imageOk);
+      if (inTile) valid = b.and(valid, inTile);
+      const val = b.load(vec(perVec, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), E)), { align: 16 });
+      const elem = b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+      t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
+    }
+  }
+
+  /** Converts and stores the accumulators (NHWK, bounds-checked through the sentinel); split_c writes fp32 partials to ws. */
+  private emitEpilogue(b: Builder, accs: Value[], o: EpilogueInputs): void {
+    const { spec, g, atom, t, args } = this;
+    const split = spec.variant === 'split_c';
+    const coord = outputCoord(atom);
+    const runs = vectorRuns(coord, atom.lanes, atom.cType.count, split ? 4 : 8);
+    const outBuf = this.outputBuffer(b);
+    const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    const sliceBase = emitOutputSliceBase(b, args, o.splitIdx) ?? b.i32(0);
+    const oneImage = spec.tile_n === 1;
+    const imageBase = oneImage ? b.add(sliceBase, b.mul(o.n, args.y_stride_n), 'y.image') : undefined;
+    const kWave = b.add(o.kBase, b.mul(o.wm, g.mTilesPerWave * atom.m), 'k.wave');
+    const imageK = imageBase && o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
+    const hWave = oneImage ? b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave') : undefined;
+    const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
+    const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    // tile_n > 1: the wave's row `row` is virtual row v = wn*rowsPerWave + row, row v % tile_h of image n + v / tile_h.
+    const rowAt = (row: number): { oh: Value; hOk: Value; rowImageK: Value } => {
+      if (hWave && imageK) {
+        const oh = b.add(hWave, row);
+        return { oh, hOk: b.icmp('ult', oh, o.Ho), rowImageK: imageK };
+      }
+      const v = b.add(b.mul(o.wn, g.rowsPerWave), row, 'out.vrow');
+      const image = b.add(o.n, b.udiv(v, spec.tile_h), 'out.image');
+      const oh = b.add(o.oh0, b.urem(v, spec.tile_h));
+      const hOk = b.and(b.icmp('ult', oh, o.Ho), b.icmp('ult', image, args.N));
+      const base = b.add(sliceBase, b.mul(image, args.y_stride_n), 'y.image');
+      return { oh, hOk, rowImageK: o.kOffset ? b.add(base, o.kOffset, 'y.image.k') : base };
+    };
+    for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+      for (let row = 0; row < g.rowsPerWave; row++) {
+        const { oh, hOk, rowImageK } = rowAt(row);
+        for (let cb = 0; cb < g.colBlocks; cb++) {
+          const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
+          for (const { run, c } of laneRuns) {
+            const k = b.add(b.add(kWave, mt * atom.m), c.row);
+            const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
+            const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+            const elem = b.add(b.add(rowImageK, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+            const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
+            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+            let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
+            if (!split) val = b.fptrunc(val, lanes.length === 1 ? outElem : vec(lanes.length, outElem));
+            t.globalStore(b, outBuf, off, val, { align: eBytes * run.length });
+          }
+        }
+      }
+    }
+  }
+}
+
+/** The staging and MMA steps of one chunk, as the channel loop composes them. */
+interface ChunkSteps {
+  readonly trips: Value;
+  readonly loadChunk: (chunk: Value) => Value[];
+  readonly storeChunk: (vals: readonly Value[], stage: Value | number) => void;
+  readonly copyChunk: (chunk: Value, stage: Value | number) => void;
+  readonly mmaStage: (stage: Value | number, acc: Value[]) => Value[];
+}
+
+interface EpilogueInputs {
+  /** Lane within the wave, the wave's indices along tile_k (m) and tile_h (n). */
+  lane: Value;
+  wm: Value;
+  wn: Value;
+  n: Value;
+  oh0: Value;
+  ow0: Value;
+  /** First output channel of the tile within its block, the block's channel count, and the block's first global channel. */
+  kBase: Value;
+  kLimit: Value;
+  kOffset: Value | undefined;
+  Ho: Value;
+  Wo: Value;
+  splitIdx: Value | undefined;
+}
+
+type FragmentOffsets =
+  | { kind: 'vector'; xRuns: { run: Run; lane: Value }[]; wLane: Value }
+  | { kind: 'ldmatrix'; x4: Value; x2: Value; perFrag: number; wLanes: Value[] };
+
+/** XOR swizzle of a weight row's 16-byte chunk index: `ldmatrix` reads of 8 consecutive rows hit 8 distinct 16-byte bank groups. */
+export function weightSwizzle(row: number, chunksPerRow: number): number {
+  const rowsPerLine = Math.max(1, 8 / chunksPerRow);
+  return Math.floor(row / rowsPerLine) % chunksPerRow;
+}
+
+function swizzleOf(b: Builder, row: Value, chunksPerRow: number): Value {
+  const rowsPerLine = Math.max(1, 8 / chunksPerRow);
+  return b.and(b.lshr(row, log2(rowsPerLine)), chunksPerRow - 1);
+}
+
+/** Concatenates vector parts into one `<count x T>` vector. */
+function concat(b: Builder, parts: Value[], count: number): Value {
+  if (parts.length === 1) return parts[0]!;
+  const elems = parts.flatMap((p) => b.elements(p));
+  if (elems.length !== count) throw new ConvKernelError(`fragment parts hold ${elems.length} elements, expected ${count}`);
+  return b.vector(elems);
+}

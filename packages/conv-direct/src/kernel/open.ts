@@ -1,0 +1,181 @@
+/**
+ * What both conv builders share (the mma.sync / MFMA builder in mma.ts and the warpgroup-MMA
+ * builder in wgmma.ts): the built-kernel record, the kernel's opening (module, ABI parameters,
+ * typed argument accessors, the sm_90 grid-dependency prologue, the LDS window), the channel
+ * slice, the halo source addressing of the staged input tile and the output slice base.
+ */
+import { f32, i32, i8, ptr, type Builder, type KernelOptions, type KernelParam, type Module, type Target, type Value } from '@rocke/ir';
+import { kernargTable, type KernargEntry, type KernargName } from '../abi.js';
+import { ELEMENT_BYTES } from '../problem.js';
+import { kernelName, type Spec, type SpecGeometry } from '../spec.js';
+import { MAX_TENSOR_BYTES } from '../targets.js';
+
+/** How chunks move from global memory to LDS. */
+export type StagingSchedule =
+  /** Loads of chunk i+1 are carried in registers across the MMAs of chunk i, then written to LDS. */
+  | 'register-prefetch'
+  /** sm_90: cp.async of chunk i+1 into the other LDS stage while chunk i is multiplied. */
+  | 'async-copy';
+
+/** How operand fragments come out of LDS. */
+export type FragmentLoad =
+  /** One vector load per lane per contiguous run (AMD ds_read_b64/b128). */
+  | 'vector'
+  /** ldmatrix.x4/x2 with per-lane row addresses (sm_90). */
+  | 'ldmatrix'
+  /** No register fragments: wgmma reads both operands from shared memory through descriptors (sm_90a). */
+  | 'descriptor';
+
+/** A built kernel and everything a host needs to launch it (with `plan()` for the shapes). */
+export interface ConvKernel {
+  readonly spec: Spec;
+  readonly target: Target;
+  readonly module: Module;
+  /** Kernel symbol (`kernelName(spec)`). */
+  readonly name: string;
+  /** Threads per workgroup (1-D block). */
+  readonly threads: number;
+  /** Dynamic LDS / shared-memory bytes per workgroup; the kernel declares no static LDS. */
+  readonly dynamicSharedBytes: number;
+  /** Kernel parameters in ABI-table order (the host packs `kernargValues()` in the same order). */
+  readonly abi: readonly KernargEntry[];
+  readonly schedule: StagingSchedule;
+  readonly fragmentLoad: FragmentLoad;
+  /** Weight LDS layout: MFMA fragment order (slot per lane), rows of ck channels with 16-byte chunks XOR-swizzled, or wgmma core matrices ([tap][ck/8][tile_k][8]). */
+  readonly weightLayout: 'fragment' | 'swizzled-rows' | 'core-matrix';
+  /** `lds-staged`: the output tile is transposed through LDS into 16-byte NHWK stores (when it fits); `direct`: each lane stores its accumulator runs. */
+  readonly epilogue: 'lds-staged' | 'direct';
+}
+
+/** A spec the builder cannot lower (the reason says why). */
+export class ConvKernelError extends Error {
+  override readonly name = 'ConvKernelError';
+}
+
+/** Byte offset that every staging load of an invalid element uses: past any buffer's range, so it reads zero. */
+export const SENTINEL_OFFSET = MAX_TENSOR_BYTES;
+
+type DenseArgName = KernargName<'dense'>;
+/** Arguments only some variants have (grouped: cpg, kpg; split_c: ws, ws_bytes, splits). */
+export type VariantArgName = Exclude<KernargName, DenseArgName>;
+
+/**
+ * The kernel's arguments by name, generated from the variant's kernarg table: every variant's
+ * arguments are present, the variant-only ones where the table has them (see {@link variantArg}).
+ * A misspelt name is a type error.
+ */
+export type KernelArgs = { readonly [N in DenseArgName]: Value } & { readonly [N in VariantArgName]?: Value };
+
+/** A variant-only argument; throws when the kernel's table lacks it (a builder bug, not a spec error). */
+export function variantArg(args: KernelArgs, name: VariantArgName): Value {
+  const v = args[name];
+  if (!v) throw new ConvKernelError(`this kernel's ABI has no argument ${name}`);
+  return v;
+}
+
+/** Kernel parameters of a kernarg table: buffers are `noalias` global pointers, scalars i32 or f32. */
+function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
+  if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
+  return abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
+}
+
+/** A conv kernel opened by {@link openConvKernel}: its module, symbol, ABI table and arguments, builder at entry and LDS window. */
+export interface OpenConvKernel {
+  readonly module: Module;
+  readonly name: string;
+  readonly abi: readonly KernargEntry[];
+  readonly args: KernelArgs;
+  readonly b: Builder;
+  /** The kernels' one shared-memory array: external and zero-sized, sized by the launch's dynamic shared bytes. */
+  readonly lds: Value;
+}
+
+/**
+ * The start both conv builders share: the module, the kernel with the variant's kernarg table as
+ * parameters, and then, on sm_90, `griddepcontrol.wait` and `launch_dependents` before anything
+ * else. A conv first waits for the grid ahead of it (which may write x, or, for split_c, be the
+ * reduce still reading the workspace), then lets the grid after it launch, so the runtime may run
+ * convs and reduces as programmatic dependent launches; launched plainly these are no-ops, and AMD
+ * has neither. Last the LDS window, aligned to `ldsAlign` bytes.
+ */
+export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ldsAlign: number): OpenConvKernel {
+  const name = kernelName(spec);
+  const module = t.createModule();
+  const abi = kernargTable(spec.variant);
+  const b = t.kernel(module, name, kernelParams(abi), options);
+  const args = Object.fromEntries(abi.map((e) => [e.name, b.arg(e.name)])) as KernelArgs;
+  if (t.gridDependency) {
+    t.gridDependency.wait(b);
+    t.gridDependency.launchDependents(b);
+  }
+  const lds = module.addGlobal({ name: 'lds', valueType: { kind: 'array', count: 0, elem: i8 }, addrspace: 3, linkage: 'external', align: ldsAlign });
+  return { module, name, abi, args, b, lds };
+}
+
+/**
+ * The input channels a dense or split_c workgroup reduces: all C, or split s's slice
+ * [s*C/splits, (s+1)*C/splits); `trips` chunks of ck, never zero (max(C/ck, 1)), so LLVM needs no
+ * zero-trip guard before the prefetch.
+ */
+export function emitChannelSlice(b: Builder, args: KernelArgs, spec: Spec, splitIdx: Value | undefined): { c0: Value; trips: Value } {
+  let c0: Value = b.i32(0);
+  let count = args.C;
+  if (splitIdx) {
+    count = b.udiv(args.C, variantArg(args, 'splits'), 'c.per.split');
+    c0 = b.mul(splitIdx, count, 'c.start');
+  }
+  return { c0, trips: b.umax(b.udiv(count, spec.ck), 1, 'chunks') };
+}
+
+/**
+ * split_c: the element offset of split s's slice of the workspace [splits, N, Ho, Wo, K] (the y
+ * strides describe one slice); undefined for the other variants, which write y itself.
+ */
+export function emitOutputSliceBase(b: Builder, args: KernelArgs, splitIdx: Value | undefined): Value | undefined {
+  return splitIdx ? b.mul(splitIdx, b.mul(args.N, args.y_stride_n)) : undefined;
+}
+
+/** Where one staging vector of the input halo tile comes from. */
+export interface HaloSource {
+  /** Byte offset in x of channel chunk 0, or the sentinel when the pixel is padding, past the batch or past the tile. */
+  readonly global: Value;
+  /** The vector's LDS row (tile_n halo tiles stacked) and halo column. */
+  readonly row: Value;
+  readonly col: Value;
+}
+
+/**
+ * The input pixel and channel of staging vector `v` of the halo tile (8 channels per vector,
+ * channel vector fastest, then halo column, then LDS row: tile_n halo tiles of ldsInH rows
+ * stacked, LDS row `row` holding input row ih0 + row % ldsInH of image n + row / ldsInH). Both
+ * builders stage the halo through this one address computation.
+ */
+export function emitHaloSource(
+  b: Builder,
+  args: KernelArgs,
+  spec: Spec,
+  g: SpecGeometry,
+  o: { v: Value; j: number; image: Value; ih0: Value; iw0: Value; cStart: Value; inTile: () => Value | undefined },
+): HaloSource & { cv: Value; pos: Value; inTile: Value | undefined } {
+  const cv = b.urem(o.v, g.xChannelVectors);
+  const pos = b.udiv(o.v, g.xChannelVectors);
+  const col = b.urem(pos, g.ldsInW);
+  const row = b.udiv(pos, g.ldsInW);
+  let image = o.image;
+  let ih: Value;
+  if (spec.tile_n === 1) ih = b.add(o.ih0, row);
+  else {
+    image = b.add(o.image, b.udiv(row, g.ldsInH), `x.image${o.j}`);
+    ih = b.add(o.ih0, b.urem(row, g.ldsInH));
+  }
+  const iw = b.add(o.iw0, col);
+  // Unsigned compares also reject negative (padding) rows and columns.
+  let valid = b.and(b.icmp('ult', ih, args.H), b.icmp('ult', iw, args.W));
+  if (spec.tile_n !== 1) valid = b.and(valid, b.icmp('ult', image, args.N));
+  // Last, partial pass: whether the thread has a vector at all (emitted here, after the pixel checks).
+  const inTile = o.inTile();
+  if (inTile) valid = b.and(valid, inTile);
+  const elem = b.add(b.add(b.add(b.mul(image, args.x_stride_n), b.mul(ih, args.x_stride_h)), b.mul(iw, args.x_stride_w)), b.add(b.mul(cv, 8), o.cStart));
+  const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${o.j}`);
+  return { global, row, col, cv, pos, inTile };
+}
