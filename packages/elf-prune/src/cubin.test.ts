@@ -94,6 +94,21 @@ describe.skipIf(!ptxas)(title, () => {
     expect(() => readCubin(forged)).toThrow(new RegExp(`^\\.nv\\.info\\.nv_shared: attribute 0x5 has ${words} words, expected 3 \\(at file offset 0x${victim!.offset.toString(16)}\\)$`));
   });
 
+  it('reads a cubin whose .nv.info has sh_link 0 (older ptxas) through the file symbol table, as llvm-readelf does', () => {
+    const info = readCubin(nv.cubin).elf.section('.nv.info');
+    expect(info?.link).toBeGreaterThan(0);
+    const unlinked = nv.cubin.slice();
+    new DataView(unlinked.buffer).setUint32(info!.headerOffset + 40, 0, true);
+    const path = join(tmp.dir, 'unlinked.cubin');
+    writeFileSync(path, unlinked);
+    // llvm-readelf locates the kernels' bytes in the patched file exactly as in the original.
+    for (const f of codeFacts(unlinked)) expect(f.textDigest).toBe(sha256Hex(symbolBytesByReadelf(path, f.name)));
+    expect(codeFacts(unlinked)).toEqual(codeFacts(nv.cubin));
+    // A link to a section that is not a symbol table is still refused, naming it by index.
+    new DataView(unlinked.buffer).setUint32(info!.headerOffset + 40, info!.index, true);
+    expect(() => readCubin(unlinked)).toThrow(new RegExp(`^section ${info!.index} \\(\\.nv\\.info\\) is not a symbol table`));
+  });
+
   it('reports the static shared section, which holds the 4 KiB tile plus the per-block reservation', () => {
     const report = ptxasReport(nv.ptxasLog);
     const f = nvFacts('nv_shared');

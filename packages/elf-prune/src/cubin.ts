@@ -58,7 +58,9 @@ export function readCubin(input: Uint8Array | ElfFile): Cubin {
   const elf = input instanceof ElfFile ? input : new ElfFile(input);
   if (elf.header.machine !== EM_CUDA) throw new ElfError(`e_machine ${elf.header.machine} is not EM_CUDA (${EM_CUDA})`, 18);
   const info = elf.section('.nv.info');
-  const symbols = info ? elf.symbolsOf(elf.sectionAt(info.link, '.nv.info symbol table', info.headerOffset)) : elf.symbols();
+  // sh_link 0 is SHN_UNDEF, "no linked section": older ptxas (sm_35-sm_62 cubins) writes it, and
+  // the attributes then index the file's own symbol table, which is what llvm-readelf reads too.
+  const symbols = info && info.link !== 0 ? elf.symbolsOf(elf.sectionAt(info.link, '.nv.info symbol table', info.headerOffset)) : elf.symbols();
   const perSymbol = info ? readGlobalInfo(elf, info, symbols) : new Map<number, PerSymbol>();
   const kernels: CubinKernel[] = [];
   for (const symbol of symbols) {

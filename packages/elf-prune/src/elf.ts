@@ -140,7 +140,7 @@ export class ElfFile {
   /** The symbols of one symbol-table section. */
   symbolsOf(table: ElfSection): ElfSymbol[] {
     if (table.type !== SHT_SYMTAB && table.type !== SHT_DYNSYM) {
-      throw new ElfError(`section ${table.name} is not a symbol table`, table.headerOffset);
+      throw new ElfError(`section ${table.index}${table.name ? ` (${table.name})` : ''} is not a symbol table`, table.headerOffset);
     }
     if (table.entsize !== 0 && table.entsize !== SYM_SIZE) {
       throw new ElfError(`symbol table ${table.name}: entry size ${table.entsize}, expected ${SYM_SIZE}`, table.headerOffset);
