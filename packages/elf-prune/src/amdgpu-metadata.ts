@@ -86,12 +86,12 @@ export function decodeAmdgpuMetadata(note: ElfNote): AmdgpuMetadata {
 function decodeKernel(value: unknown, index: number, at: number): AmdgpuKernelMetadata {
   const where = `amdhsa.kernels[${index}]`;
   const k = asMap(value, where, at);
-  const num = (key: string): number => asUint(k.get(key), `${where}.${key}`, at);
+  const num = (key: string): number => asUint(k.get(key), keyPath(where, key), at);
   const opt = (key: string): number | null => (k.has(key) ? num(key) : null);
-  const args = k.has('.args') ? asArray(k.get('.args'), `${where}..args`, at) : [];
+  const args = k.has('.args') ? asArray(k.get('.args'), keyPath(where, '.args'), at) : [];
   return {
-    name: asString(k.get('.name'), `${where}..name`, at),
-    symbol: asString(k.get('.symbol'), `${where}..symbol`, at),
+    name: asString(k.get('.name'), keyPath(where, '.name'), at),
+    symbol: asString(k.get('.symbol'), keyPath(where, '.symbol'), at),
     sgprCount: num('.sgpr_count'),
     vgprCount: num('.vgpr_count'),
     agprCount: opt('.agpr_count') ?? 0,
@@ -103,20 +103,25 @@ function decodeKernel(value: unknown, index: number, at: number): AmdgpuKernelMe
     kernargSegmentAlign: num('.kernarg_segment_align'),
     maxFlatWorkgroupSize: num('.max_flat_workgroup_size'),
     wavefrontSize: num('.wavefront_size'),
-    usesDynamicStack: k.has('.uses_dynamic_stack') ? asBool(k.get('.uses_dynamic_stack'), `${where}..uses_dynamic_stack`, at) : false,
-    args: args.map((a, j) => decodeArg(a, `${where}..args[${j}]`, at)),
+    usesDynamicStack: k.has('.uses_dynamic_stack') ? asBool(k.get('.uses_dynamic_stack'), keyPath(where, '.uses_dynamic_stack'), at) : false,
+    args: args.map((a, j) => decodeArg(a, `${keyPath(where, '.args')}[${j}]`, at)),
   };
 }
 
 function decodeArg(value: unknown, where: string, at: number): AmdgpuKernelArg {
   const a = asMap(value, where, at);
   return {
-    name: a.has('.name') ? asString(a.get('.name'), `${where}..name`, at) : null,
-    offset: asUint(a.get('.offset'), `${where}..offset`, at),
-    size: asUint(a.get('.size'), `${where}..size`, at),
-    valueKind: asString(a.get('.value_kind'), `${where}..value_kind`, at),
-    addressSpace: a.has('.address_space') ? asString(a.get('.address_space'), `${where}..address_space`, at) : null,
+    name: a.has('.name') ? asString(a.get('.name'), keyPath(where, '.name'), at) : null,
+    offset: asUint(a.get('.offset'), keyPath(where, '.offset'), at),
+    size: asUint(a.get('.size'), keyPath(where, '.size'), at),
+    valueKind: asString(a.get('.value_kind'), keyPath(where, '.value_kind'), at),
+    addressSpace: a.has('.address_space') ? asString(a.get('.address_space'), keyPath(where, '.address_space'), at) : null,
   };
+}
+
+/** `where["key"]`: metadata keys begin with a dot, so `where.key` would read `kernels[0]..name`. */
+function keyPath(where: string, key: string): string {
+  return `${where}["${key}"]`;
 }
 
 function asMap(v: unknown, what: string, at: number): Map<unknown, unknown> {

@@ -187,10 +187,10 @@ describe('AMDGPU metadata decoding', () => {
 
   it('rejects wrong types and missing keys at the note descriptor offset', () => {
     for (const [key, value, message] of [
-      ['.vgpr_count', undefined, 'amdhsa.kernels[0]..vgpr_count is missing, expected a non-negative integer'],
-      ['.sgpr_count', -1, 'amdhsa.kernels[0]..sgpr_count is number -1, expected a non-negative integer'],
-      ['.name', 7, 'amdhsa.kernels[0]..name is number 7, expected a string'],
-      ['.args', 'nope', 'amdhsa.kernels[0]..args is a string, expected an array'],
+      ['.vgpr_count', undefined, 'amdhsa.kernels[0][".vgpr_count"] is missing, expected a non-negative integer'],
+      ['.sgpr_count', -1, 'amdhsa.kernels[0][".sgpr_count"] is number -1, expected a non-negative integer'],
+      ['.name', 7, 'amdhsa.kernels[0][".name"] is number 7, expected a string'],
+      ['.args', 'nope', 'amdhsa.kernels[0][".args"] is a string, expected an array'],
     ] as const) {
       const k = kernelRecord();
       if (value === undefined) k.delete(key);
