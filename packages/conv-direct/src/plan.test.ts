@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { kernargValues, packKernargs, resolveKernargs } from './abi.js';
-import { balancedChunks, plan } from './plan.js';
+import { balancedChunks, MAX_PLAN_LAUNCHES, plan } from './plan.js';
 import { PlanError } from './plan-error.js';
 import { problemGeometry } from './problem.js';
 import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';
@@ -95,6 +95,21 @@ describe('plan: batches past the 32-bit buffer range', () => {
     expect(packed.getBigUint64(0, true)).toBe(0x10_0000_0000n + 2097152000n);
     expect(packed.getBigUint64(16, true)).toBe(0x30_0000_0000n + 2097152000n);
     expect(pl.explain.some((e) => /2 balanced chunks of 500\.\.500 images \(at most 508 per launch, set by x at 4194304 bytes per image\)/.test(e))).toBe(true);
+  });
+
+  it('refuses a batch needing more than MAX_PLAN_LAUNCHES launches before building any, with the sizes', () => {
+    // 128x128x128 bf16: 508 images per launch. 1e11 images would be ~2e8 launches (and a spread of
+    // them overflowed the stack); the limit's edge still plans.
+    const started = Date.now();
+    expect(() => plan(gfx950Spec(), problem3x3({ N: 1e11, H: 128, W: 128, C: 128, K: 128 }), 'gfx950')).toThrow(
+      new PlanError(
+        `batch of 100000000000 needs 196850394 launches of at most 508 images, over the limit of ${MAX_PLAN_LAUNCHES} per plan ` +
+          '(x is 419430400000000000 bytes, y 419430400000000000: more than one device holds); split the batch',
+      ),
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(plan(gfx950Spec(), problem3x3({ N: 508 * MAX_PLAN_LAUNCHES, H: 128, W: 128, C: 128, K: 128 }), 'gfx950').launches).toHaveLength(MAX_PLAN_LAUNCHES);
+    expect(() => plan(gfx950Spec(), problem3x3({ N: 508 * MAX_PLAN_LAUNCHES + 1, H: 128, W: 128, C: 128, K: 128 }), 'gfx950')).toThrow(/over the limit of 1024 per plan/);
   });
 
   it('chunks on y when the output is the larger tensor and keeps chunks contiguous', () => {

@@ -83,8 +83,16 @@ export function balancedChunks(n: number, maxPerChunk: number): number[] {
   const chunks = Math.ceil(n / maxPerChunk);
   const base = Math.floor(n / chunks);
   const extra = n % chunks;
+  // Largest chunks first: callers read the extremes as counts[0] and counts[length - 1].
   return Array.from({ length: chunks }, (_, i) => base + (i < extra ? 1 : 0));
 }
+
+/**
+ * Most launches one plan may hold. A launch covers up to MAX_TENSOR_BYTES of its largest tensor (or
+ * MAX_GRID workgroups), so a batch needing more than this many is terabytes of operands, past the
+ * memory of any one device; refusing it keeps the plan (one record per launch) small.
+ */
+export const MAX_PLAN_LAUNCHES = 1024;
 
 const hexLimit = `0x7F000000 (${MAX_TENSOR_BYTES})`;
 
@@ -133,20 +141,27 @@ export function plan(spec: Spec, problem: Problem, target: TargetName, opts: Pla
   const wgPerImage = launchGrid(spec, { ...problem, N: 1 }, fixedSplits).workgroups;
   const byGrid = Math.floor(MAX_GRID / wgPerImage);
   const maxImages = Math.min(byBytes, byGrid);
+  const launchCount = Math.ceil(problem.N / maxImages);
+  if (launchCount > MAX_PLAN_LAUNCHES) {
+    throw new PlanError(
+      `batch of ${problem.N} needs ${launchCount} launches of at most ${maxImages} images, over the limit of ${MAX_PLAN_LAUNCHES} per plan ` +
+        `(x is ${problem.N * geo.xImageBytes} bytes, y ${problem.N * geo.yImageBytes}: more than one device holds); split the batch`,
+    );
+  }
   const counts = balancedChunks(problem.N, maxImages);
   if (counts.length === 1) {
     explain.push(`one launch covers all ${problem.N} images`);
   } else {
     const limitBy = byGrid < byBytes ? `the grid limit (${wgPerImage} workgroups per image)` : `${bigName} at ${bigBytes} bytes per image`;
     explain.push(
-      `batch of ${problem.N} passes the per-launch limits: ${counts.length} balanced chunks of ${Math.min(...counts)}..${Math.max(...counts)} images ` +
+      `batch of ${problem.N} passes the per-launch limits: ${counts.length} balanced chunks of ${counts[counts.length - 1]}..${counts[0]} images ` +
         `(at most ${maxImages} per launch, set by ${limitBy}); each chunk is a view of the same buffers`,
     );
   }
 
   let splits = 1;
   if (split) {
-    const largest = { ...problem, N: Math.max(...counts) };
+    const largest = { ...problem, N: counts[0]! };
     if (opts.splits !== undefined) {
       splits = opts.splits;
       explain.push(`splits ${splits} fixed by the caller`);
