@@ -120,6 +120,7 @@ export {
 export { residency, type Residency } from './residency.js';
 export { PlanError } from './plan-error.js';
 export { balancedChunks, MAX_PLAN_LAUNCHES, plan, type Launch, type LaunchPlan, type PlanOptions, type ReduceStep } from './plan.js';
+export { chooseReduceHelper, launchSequence, type LaunchSequence, type LaunchSequenceOptions, type SequencedLaunch } from './launches.js';
 export { MEASURED_SPLIT_RULES, TARGET_WAVES, chooseSplits, defaultSplitWaves, splitOptions, type SplitChoice, type SplitOption, type SplitRule } from './split-plan.js';
 export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-plan.js';
 export {

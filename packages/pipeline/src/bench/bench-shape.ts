@@ -1,11 +1,10 @@
-import { kernargTable, parseProblem, parseSpec, plan as planConv, problemGeometry, type Problem, type Spec } from '@rocke/conv-direct';
-import { GpuRuntimeError, type Device, type DeviceBuffer, type KernelFunction, type Module } from '@rocke/hip-runtime';
+import { chooseReduceHelper, launchSequence, parseProblem, parseSpec, problemGeometry, type LaunchSequence, type Problem, type Spec } from '@rocke/conv-direct';
+import { GpuRuntimeError, type Device, type KernelFunction, type Module } from '@rocke/hip-runtime';
 import { randomTensor } from '@rocke/reference';
-import { KERNARG_TABLE as REDUCE_KERNARGS, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
 import type { KernelCache } from '../cache/cache.js';
-import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type TimingOptions } from './execute.js';
+import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type PlanTiming, type ReadyPlan, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
-import { evenlySpaced, referenceCheck } from './reference-check.js';
+import { evenlySpaced, referenceCheck, type ReferenceCheck } from './reference-check.js';
 import { splitTrials } from '../select/select.js';
 
 /** Verification outcome of one candidate. */
@@ -81,7 +80,7 @@ export interface ShapeBenchOptions extends TimingOptions {
   keepOutput?: boolean;
   /** false: time without the spin kernel (see timePlan; with graphs it is only the fallback). */
   spinKernel?: boolean;
-  /** false: plain launches instead of programmatic dependent ones on sm_90 (see preparePlan). */
+  /** false: plain launches instead of programmatic dependent ones where the target has them (see preparePlan). */
   programmatic?: boolean;
   /** Candidates not to run, with the reason (e.g. they killed the GPU context in an earlier process). */
   exclude?: ReadonlyMap<string, string>;
@@ -104,13 +103,226 @@ export function rankCandidates(results: readonly CandidateResult[]): CandidateRe
     .sort((a, b) => a.medianMs! - b.medianMs! || (a.kernelName < b.kernelName ? -1 : a.kernelName > b.kernelName ? 1 : 0));
 }
 
+type ManifestCandidate = ManifestShape['candidates'][number];
+
+/** A candidate planned once: its spec and the launch sequence of each split count to time (one unless split_c). */
+type CandidatePlan = { spec: Spec; trials: LaunchSequence[] } | { error: string };
+
+/**
+ * Plans every candidate up front, once: split_c candidates get the planner's split count and its
+ * neighbours (`splitTrials`; the count is a runtime kernarg, so all of them run the same binary).
+ */
+function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonly ManifestHelper[]): CandidatePlan[] {
+  const reduce = chooseReduceHelper(helpers, problem.dtype);
+  return shape.candidates.map((entry) => {
+    try {
+      const sp = parseSpec(entry.spec);
+      if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
+      const spec = sp.spec;
+      if (spec.variant !== 'split_c') return { spec, trials: [launchSequence(spec, problem)] };
+      if (!reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
+      return { spec, trials: splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec })) };
+    } catch (err) {
+      return { error: message(err) };
+    }
+  });
+}
+
+/**
+ * The device state of one shape's bench: data buffers, loaded modules, the timing method in use,
+ * and whether the GPU context is still usable. `close` releases everything, even after a lost context.
+ */
+class ShapeSession {
+  readonly modules = new Map<string, Module>();
+  readonly buffers: PlanBuffers;
+  readonly spin: ReturnType<typeof loadSpinKernel>;
+  /** Set when a runtime error left the context unusable: the rest of the shape is skipped. */
+  contextLost: string | undefined;
+  contextLostBy: string | undefined;
+  private graphs: boolean;
+  private reduceFn: KernelFunction | undefined;
+
+  constructor(
+    readonly device: Device,
+    private readonly blobs: KernelCache,
+    private readonly helper: ManifestHelper | undefined,
+    private readonly options: ShapeBenchOptions,
+    readonly notes: string[],
+    data: { x: Uint16Array; w: Uint16Array; yBytes: number; wsBytes: number },
+  ) {
+    this.buffers = { x: device.upload(data.x), w: device.upload(data.w), y: device.alloc(data.yBytes) };
+    // Allocated once, at the largest plan's size, so every prepared plan's packed views stay valid.
+    if (data.wsBytes > 0) this.buffers.ws = device.alloc(data.wsBytes);
+    this.spin = options.spinKernel === false ? undefined : loadSpinKernel(device);
+    if (!this.spin && options.spinKernel !== false && device.info.backend === 'cuda') notes.push('the spin kernel did not load: repetitions are timed as the host launches them');
+    this.graphs = options.graphs !== false;
+  }
+
+  private load(digest: string, size: number): Module {
+    let m = this.modules.get(digest);
+    if (!m) {
+      m = this.device.loadModule(this.blobs.readBlob({ digest, size }));
+      this.modules.set(digest, m);
+    }
+    return m;
+  }
+
+  /** Loads the candidate's kernel (and the split-reduce helper when the sequence has reduce launches) and packs the launches. */
+  prepare(entry: ManifestCandidate, sequence: LaunchSequence): ReadyPlan {
+    const conv = this.load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, sequence.launches[0]!.signature);
+    const reduceLaunch = sequence.launches.find((l) => l.role === 'reduce');
+    if (reduceLaunch && !this.reduceFn && this.helper) this.reduceFn = this.load(this.helper.code.digest, this.helper.code.size).getFunction(this.helper.kernelName, reduceLaunch.signature);
+    return preparePlan(sequence, { conv, reduce: this.reduceFn }, this.buffers, this.options.programmatic !== false);
+  }
+
+  /**
+   * Times a plan: a graph unless asked not to; after the first capture that cannot be used, the
+   * rest of the shape is timed by the fallback (no repeated failing captures).
+   */
+  time(ready: ReadyPlan): PlanTiming {
+    const t = timePlan(this.device, ready, { ...this.options, spin: this.spin, graphs: this.graphs });
+    if (t.graphFallback !== undefined && this.graphs) {
+      this.graphs = false;
+      this.notes.push(`timed with the ${t.method} method instead of a graph: ${t.graphFallback}`);
+    }
+    return t;
+  }
+
+  /** Runs a plan once over a NaN-filled y and reads y back. */
+  runOnce(ready: ReadyPlan, yElements: number): Uint16Array {
+    this.buffers.y.fill(0xff); // NaN in fp16 and bf16: a kernel that skips outputs cannot pass on stale results
+    executePlan(this.device, ready);
+    this.device.synchronize();
+    return this.buffers.y.read(new Uint16Array(yElements));
+  }
+
+  /** After a runtime error: is the context still usable? CUDA errors such as illegal addresses are sticky. */
+  probeContext(err: unknown, kernelName: string): void {
+    if (!(err instanceof GpuRuntimeError)) return;
+    try {
+      this.device.synchronize();
+    } catch (e) {
+      this.contextLost = `the GPU context is unusable after ${kernelName}: ${message(err)} (${message(e)})`;
+      this.contextLostBy = kernelName;
+    }
+  }
+
+  close(): void {
+    // After a lost context these calls fail too; the result must still come back.
+    const quietly = (f: () => void) => {
+      try {
+        f();
+      } catch {
+        // nothing to release any more
+      }
+    };
+    for (const b of Object.values(this.buffers)) if (b) quietly(() => b.free());
+    for (const m of this.modules.values()) quietly(() => m.unload());
+    if (this.spin) quietly(() => this.spin!.module.unload());
+  }
+}
+
+/** Why a candidate is not timed (context lost, excluded, count or time cap), else undefined. */
+function skipReason(session: ShapeSession, entry: ManifestCandidate, results: readonly CandidateResult[], options: ShapeBenchOptions, elapsedMs: number): Pick<CandidateResult, 'skipped' | 'error'> | undefined {
+  if (session.contextLost) return { skipped: session.contextLost };
+  const excluded = options.exclude?.get(entry.kernelName);
+  if (excluded !== undefined) return { error: `excluded: ${excluded}` };
+  const maxCandidates = options.maxCandidates ?? 40;
+  const budgetMs = options.budgetMs ?? 20_000;
+  const timed = results.filter((c) => c.medianMs !== undefined || (c.error !== undefined && !c.error.startsWith('excluded:'))).length;
+  if (timed >= maxCandidates) return { skipped: `count cap ${maxCandidates}` };
+  if (elapsedMs >= budgetMs) return { skipped: `time cap ${Math.round(budgetMs / 1000)} s` };
+  return undefined;
+}
+
+/** Times one planned candidate: every trial split count, keeping the fastest. */
+function timeCandidate(session: ShapeSession, entry: ManifestCandidate, plan: CandidatePlan, r: CandidateResult): ReadyPlan {
+  if ('error' in plan) throw new Error(plan.error);
+  let fastest: { ready: ReadyPlan; t: PlanTiming } | undefined;
+  for (const trial of plan.trials) {
+    const ready = session.prepare(entry, trial);
+    const t = session.time(ready);
+    if (trial.plan.splits !== undefined) (r.splitTimes ??= []).push({ splits: trial.plan.splits, medianMs: t.medianMs });
+    if (!fastest || t.medianMs < fastest.t.medianMs) fastest = { ready, t };
+  }
+  const { ready, t } = fastest!;
+  if (ready.plan.splits !== undefined) r.splits = ready.plan.splits;
+  if (plan.spec.variant === 'grouped') r.merge = plan.spec.group_merge;
+  r.launches = ready.launches.length;
+  Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner, timing: t.method });
+  return ready;
+}
+
+/** Times the candidates in manifest order until a cap; returns each one's result and the prepared plans of those timed. */
+function timeCandidates(session: ShapeSession, shape: ManifestShape, plans: readonly CandidatePlan[], options: ShapeBenchOptions, elapsedMs: () => number): { results: CandidateResult[]; prepared: Map<string, ReadyPlan> } {
+  const log = options.log ?? (() => {});
+  const results: CandidateResult[] = [];
+  const prepared = new Map<string, ReadyPlan>();
+  for (const [i, entry] of shape.candidates.entries()) {
+    const r: CandidateResult = { kernelName: entry.kernelName, variant: entry.variant };
+    const skip = skipReason(session, entry, results, options, elapsedMs());
+    results.push(r);
+    if (skip) {
+      Object.assign(r, skip);
+      continue;
+    }
+    try {
+      prepared.set(entry.kernelName, timeCandidate(session, entry, plans[i]!, r));
+      const tried = r.splitTimes && r.splitTimes.length > 1 ? ` (tried ${r.splitTimes.map((s) => `s${s.splits} ${(s.medianMs * 1000).toFixed(1)}`).join(', ')})` : '';
+      log(`  [${i + 1}/${shape.candidates.length}] ${(r.medianMs! * 1000).toFixed(1).padStart(9)} us  ${entry.kernelName}${r.splits ? ` splits ${r.splits}` : ''}${tried}`);
+    } catch (err) {
+      r.error = message(err);
+      log(`  [${i + 1}/${shape.candidates.length}] error: ${r.error}  ${entry.kernelName}`);
+      session.probeContext(err, entry.kernelName);
+    }
+  }
+  return { results, prepared };
+}
+
+/** Verifies the fastest candidates until `verifyTop` pass, then an evenly spaced sample of the rest. */
+function verifyRanked(session: ShapeSession, ref: ReferenceCheck, results: readonly CandidateResult[], prepared: ReadonlyMap<string, ReadyPlan>, yElements: number, options: ShapeBenchOptions): void {
+  const log = options.log ?? (() => {});
+  const verifyOne = (r: CandidateResult) => {
+    if (r.verify || session.contextLost) return;
+    try {
+      const rep = ref.check(session.runOnce(prepared.get(r.kernelName)!, yElements));
+      r.verify = { pass: rep.pass, mode: ref.mode, count: rep.count, mismatches: rep.mismatches, maxAbs: rep.maxAbs, maxRel: rep.maxRel, worstRatio: rep.worstRatio };
+      log(`  verify ${rep.pass ? 'PASS' : 'FAIL'} (${ref.mode}, ${rep.mismatches} mismatches, worst ${rep.worstRatio.toPrecision(3)}x tolerance)  ${r.kernelName}`);
+    } catch (err) {
+      r.error = `verification run failed: ${message(err)}`;
+      session.probeContext(err, r.kernelName);
+    }
+  };
+  const timedOk = rankCandidates(results);
+  const top = options.verifyTop ?? 3;
+  let passed = 0;
+  for (const r of timedOk) {
+    if (passed >= top || session.contextLost) break;
+    verifyOne(r);
+    if (r.verify?.pass) passed++;
+  }
+  const rest = timedOk.filter((r) => !r.verify);
+  for (const i of evenlySpaced(rest.length, options.verifySample ?? 4)) verifyOne(rest[i]!);
+}
+
+/** A multi-launch best plan: each role's launches timed alone (what back-to-back launches overlap or lose). */
+function timeRolesAlone(session: ShapeSession, best: CandidateResult, ready: ReadyPlan, log: (line: string) => void): void {
+  try {
+    best.roleMs = (['conv', 'reduce'] as const).map((role) => ({ role, medianMs: session.time({ ...ready, launches: ready.launches.filter((l) => l.role === role) }).medianMs }));
+    log(`  best alone: ${best.roleMs.map((x) => `${x.role} ${(x.medianMs * 1000).toFixed(1)} us`).join(', ')}; together ${(best.medianMs! * 1000).toFixed(1)} us`);
+  } catch (err) {
+    session.notes.push(`timing the best plan's launches alone failed: ${message(err)}`);
+  }
+}
+
 /**
  * Benchmarks one shape on an open device: seeded random x and w (@rocke/reference randomTensor),
- * every manifest candidate in manifest order until the count or time cap (plan, pack, warm up,
- * event timing), then verification against @rocke/reference of the fastest candidates until
- * `verifyTop` pass plus an evenly spaced sample of the rest. A candidate that fails to plan, load
- * or run, or fails verification, is reported and never ranked. With verification on, the best
- * candidate is the fastest one that passed. Device memory and modules are released at the end.
+ * every manifest candidate in manifest order until the count or time cap (planned once, packed,
+ * warmed up, timed with events), then verification against @rocke/reference of the fastest
+ * candidates until `verifyTop` pass plus an evenly spaced sample of the rest. A candidate that
+ * fails to plan, load or run, or fails verification, is reported and never ranked. With
+ * verification on, the best candidate is the fastest one that passed. Device memory and modules
+ * are released at the end.
  */
 export async function benchShape(
   device: Device,
@@ -134,173 +346,25 @@ export async function benchShape(
   const seed = options.seed ?? 1;
   const x = options.inputs?.x ?? randomTensor(g.xBytes / 2, problem.dtype, seed);
   const w = options.inputs?.w ?? randomTensor(g.wBytes / 2, problem.dtype, seed + 1);
-  const modules = new Map<string, Module>();
-  const buffers: PlanBuffers = { x: device.upload(x), w: device.upload(w), y: device.alloc(g.yBytes) };
-  const results: CandidateResult[] = [];
-  let reduce: { fn: KernelFunction; spec: SplitReduceSpec } | undefined;
-  let contextLost: string | undefined;
-  let contextLostBy: string | undefined;
-
-  const load = (digest: string, size: number): Module => {
-    let m = modules.get(digest);
-    if (!m) {
-      m = device.loadModule(blobs.readBlob({ digest, size }));
-      modules.set(digest, m);
-    }
-    return m;
-  };
-  const reduceFor = (): { fn: KernelFunction; spec: SplitReduceSpec } => {
-    if (reduce) return reduce;
-    const fits = helpers
-      .map((h) => ({ h, spec: SplitReduceSpecSchema.safeParse(h.spec) }))
-      .filter((c) => c.spec.success && c.spec.data.dtype === problem.dtype)
-      .sort((a, b) => (b.spec.data!.vectorWidth - a.spec.data!.vectorWidth)); // widest vectors first
-    const pick = fits[0];
-    if (!pick) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
-    reduce = { fn: load(pick.h.code.digest, pick.h.code.size).getFunction(pick.h.kernelName, REDUCE_KERNARGS), spec: pick.spec.data! };
-    return reduce;
-  };
-  /** After a runtime error: is the context still usable? CUDA errors such as illegal addresses are sticky. */
-  const probeContext = (err: unknown, kernelName: string) => {
-    if (!(err instanceof GpuRuntimeError)) return;
-    try {
-      device.synchronize();
-    } catch (e) {
-      contextLost = `the GPU context is unusable after ${kernelName}: ${message(err)} (${message(e)})`;
-      contextLostBy = kernelName;
-    }
-  };
-  // Host-side plans first: the workspace is allocated once, at the largest split_c plan's size, so
-  // the packed views of every prepared plan stay valid until the end.
-  const plans = shape.candidates.map((entry) => {
-    try {
-      const sp = parseSpec(entry.spec);
-      if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
-      const plan = planConv(sp.spec, problem, sp.spec.target);
-      // split_c: the planner's count and its neighbours are all timed (splits is a runtime kernarg).
-      const trials = sp.spec.variant === 'split_c' ? splitTrials(sp.spec, problem) : [plan.splits];
-      const trialPlans = trials.map((s) => (s === plan.splits ? plan : planConv(sp.spec, problem, sp.spec.target, { splits: s! })));
-      return { spec: sp.spec, plan, trialPlans };
-    } catch (err) {
-      return { error: message(err) };
-    }
-  });
-  const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trialPlans' in p && p.trialPlans ? p.trialPlans.map((t) => t.workspaceBytes) : [0])));
-  if (wsBytes > 0) buffers.ws = device.alloc(wsBytes);
-  const prepare = (spec: Spec, splits: number | undefined, entry: ManifestShape['candidates'][number]) => {
-    const fn = load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, kernargTable(spec.variant));
-    return preparePlan(spec, problem, fn, buffers, spec.variant === 'split_c' ? reduceFor() : undefined, splits, options.programmatic !== false);
-  };
-
-  const spin = options.spinKernel === false ? undefined : loadSpinKernel(device);
-  if (!spin && options.spinKernel !== false && device.info.backend === 'cuda') notes.push('the spin kernel did not load: repetitions are timed as the host launches them');
-  // Graph timing unless asked not to; after the first capture that cannot be used, the rest of the
-  // shape is timed by the fallback (no repeated failing captures; `timing` says which per candidate).
-  let graphs = options.graphs !== false;
-  const timeOf = (ready: ReturnType<typeof prepare>) => {
-    const t = timePlan(device, ready, { ...options, spin, graphs });
-    if (t.graphFallback !== undefined && graphs) {
-      graphs = false;
-      notes.push(`timed with the ${t.method} method instead of a graph: ${t.graphFallback}`);
-    }
-    return t;
-  };
-  const maxCandidates = options.maxCandidates ?? 40;
-  const budgetMs = options.budgetMs ?? 20_000;
-  const prepared = new Map<string, ReturnType<typeof prepare>>();
+  const plans = planCandidates(shape, problem, helpers);
+  const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trials' in p ? p.trials.map((t) => t.plan.workspaceBytes) : [0])));
+  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype)?.helper, options, notes, { x, w, yBytes: g.yBytes, wsBytes });
   try {
-    for (const [i, entry] of shape.candidates.entries()) {
-      const r: CandidateResult = { kernelName: entry.kernelName, variant: entry.variant };
-      results.push(r);
-      if (contextLost) {
-        r.skipped = contextLost;
-        continue;
-      }
-      const excluded = options.exclude?.get(entry.kernelName);
-      if (excluded !== undefined) {
-        r.error = `excluded: ${excluded}`;
-        continue;
-      }
-      const timed = results.filter((c) => c.medianMs !== undefined || (c.error !== undefined && !c.error.startsWith('excluded:'))).length;
-      if (timed >= maxCandidates || now() - t0 >= budgetMs) {
-        r.skipped = timed >= maxCandidates ? `count cap ${maxCandidates}` : `time cap ${Math.round(budgetMs / 1000)} s`;
-        continue;
-      }
-      try {
-        const p = plans[i]!;
-        if ('error' in p) throw new Error(p.error);
-        let fastest: { ready: ReturnType<typeof prepare>; t: ReturnType<typeof timePlan> } | undefined;
-        for (const trial of p.trialPlans!) {
-          const ready = prepare(p.spec!, trial.splits, entry);
-          const t = timeOf(ready);
-          if (trial.splits !== undefined) (r.splitTimes ??= []).push({ splits: trial.splits, medianMs: t.medianMs });
-          if (!fastest || t.medianMs < fastest.t.medianMs) fastest = { ready, t };
-        }
-        const { ready, t } = fastest!;
-        if (ready.plan.splits !== undefined) r.splits = ready.plan.splits;
-        if (p.spec!.variant === 'grouped') r.merge = p.spec!.group_merge;
-        r.launches = ready.launches.length;
-        Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner, timing: t.method });
-        prepared.set(entry.kernelName, ready);
-        const tried = r.splitTimes && r.splitTimes.length > 1 ? ` (tried ${r.splitTimes.map((s) => `s${s.splits} ${(s.medianMs * 1000).toFixed(1)}`).join(', ')})` : '';
-        log(`  [${i + 1}/${shape.candidates.length}] ${(t.medianMs * 1000).toFixed(1).padStart(9)} us  ${entry.kernelName}${r.splits ? ` splits ${r.splits}` : ''}${tried}`);
-      } catch (err) {
-        r.error = message(err);
-        log(`  [${i + 1}/${shape.candidates.length}] error: ${r.error}  ${entry.kernelName}`);
-        probeContext(err, entry.kernelName);
-      }
-    }
-
+    const { results, prepared } = timeCandidates(session, shape, plans, options, () => now() - t0);
     let reference: string | undefined;
-    let output: Uint16Array | undefined;
-    const runOnce = (kernelName: string): Uint16Array => {
-      const ready = prepared.get(kernelName)!;
-      buffers.y.fill(0xff); // NaN in fp16 and bf16: a kernel that skips outputs cannot pass on stale results
-      executePlan(device, ready);
-      device.synchronize();
-      return buffers.y.read(new Uint16Array(g.yBytes / 2));
-    };
-    if (options.verify && !contextLost) {
+    if (options.verify && !session.contextLost) {
       const ref = await referenceCheck(problem, x, w, seed + 2, options.fullCheckMaxMacs);
       reference = ref.mode;
-      const verifyOne = (r: CandidateResult) => {
-        if (r.verify || contextLost) return;
-        try {
-          const rep = ref.check(runOnce(r.kernelName));
-          r.verify = { pass: rep.pass, mode: ref.mode, count: rep.count, mismatches: rep.mismatches, maxAbs: rep.maxAbs, maxRel: rep.maxRel, worstRatio: rep.worstRatio };
-          log(`  verify ${rep.pass ? 'PASS' : 'FAIL'} (${ref.mode}, ${rep.mismatches} mismatches, worst ${rep.worstRatio.toPrecision(3)}x tolerance)  ${r.kernelName}`);
-        } catch (err) {
-          r.error = `verification run failed: ${message(err)}`;
-          probeContext(err, r.kernelName);
-        }
-      };
-      const timedOk = rankCandidates(results);
-      const top = options.verifyTop ?? 3;
-      let passed = 0;
-      for (const r of timedOk) {
-        if (passed >= top || contextLost) break;
-        verifyOne(r);
-        if (r.verify?.pass) passed++;
-      }
-      const rest = timedOk.filter((r) => !r.verify);
-      for (const i of evenlySpaced(rest.length, options.verifySample ?? 4)) verifyOne(rest[i]!);
+      verifyRanked(session, ref, results, prepared, g.yBytes / 2, options);
     }
     const ranking = rankCandidates(results);
     const best = options.verify ? ranking.find((r) => r.verify?.pass) : ranking[0];
-    if (best && options.keepOutput && !contextLost) output = runOnce(best.kernelName);
-    if (best && (best.launches ?? 1) > 1 && !contextLost) {
-      const ready = prepared.get(best.kernelName)!;
-      try {
-        best.roleMs = (['conv', 'reduce'] as const).map((role) => ({ role, medianMs: timeOf({ ...ready, launches: ready.launches.filter((l) => l.role === role) }).medianMs }));
-        log(`  best alone: ${best.roleMs.map((x) => `${x.role} ${(x.medianMs * 1000).toFixed(1)} us`).join(', ')}; together ${(best.medianMs! * 1000).toFixed(1)} us`);
-      } catch (err) {
-        notes.push(`timing the best plan's launches alone failed: ${message(err)}`);
-      }
-    }
+    const output = best && options.keepOutput && !session.contextLost ? session.runOnce(prepared.get(best.kernelName)!, g.yBytes / 2) : undefined;
+    if (best && (best.launches ?? 1) > 1 && !session.contextLost) timeRolesAlone(session, best, prepared.get(best.kernelName)!, log);
     const failedVerify = results.filter((r) => r.verify && !r.verify.pass).length;
     const reason = best
       ? undefined
-      : contextLost ?? (ranking.length ? 'no ranked candidate passed verification' : `no candidate ran (${failedVerify} failed verification, ${results.filter((r) => r.error).length} errors)`);
+      : session.contextLost ?? (ranking.length ? 'no ranked candidate passed verification' : `no candidate ran (${failedVerify} failed verification, ${results.filter((r) => r.error).length} errors)`);
     const result: ShapeResult = {
       ...base,
       status: best ? 'ok' : 'failed',
@@ -309,21 +373,11 @@ export async function benchShape(
       candidates: results,
       ranking: ranking.map((r) => r.kernelName),
       ...(best ? { best } : {}),
-      ...(contextLostBy ? { contextLostBy } : {}),
+      ...(session.contextLostBy ? { contextLostBy: session.contextLostBy } : {}),
       wallMs: now() - t0,
     };
     return output ? { result, y: output } : { result };
   } finally {
-    // After a lost context these calls fail too; the result must still come back.
-    const quietly = (f: () => void) => {
-      try {
-        f();
-      } catch {
-        // nothing to release any more
-      }
-    };
-    for (const b of Object.values(buffers)) if (b) quietly(() => b.free());
-    for (const m of modules.values()) quietly(() => m.unload());
-    if (spin) quietly(() => spin.module.unload());
+    session.close();
   }
 }

@@ -1,6 +1,5 @@
-import { kernargTable, plan as planConv, type BufferName, type KernargValue, type LaunchPlan, type Problem, type Spec } from '@rocke/conv-direct';
+import type { BufferName, LaunchPlan, LaunchSequence, SequencedLaunch } from '@rocke/conv-direct';
 import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type Graph, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
-import { KERNARG_TABLE as REDUCE_KERNARGS, planReduce, type SplitReduceSpec } from '@rocke/split-reduce';
 
 /** The device buffers a conv plan binds (ws only for split_c). */
 export interface PlanBuffers {
@@ -29,7 +28,7 @@ export interface ReadyPlan {
 }
 
 /** Turns plan kernargs (numbers and buffer views) into hip-runtime values (views of the bound buffers). */
-function bindValues(values: readonly (KernargValue | { buffer: string; offsetBytes: number })[], buffers: PlanBuffers): unknown[] {
+function bindValues(values: SequencedLaunch['kernargs'], buffers: PlanBuffers): unknown[] {
   return values.map((v) => {
     if (typeof v !== 'object') return v;
     const buffer = buffers[v.buffer as BufferName];
@@ -39,40 +38,18 @@ function bindValues(values: readonly (KernargValue | { buffer: string; offsetByt
 }
 
 /**
- * Plans `problem` with `spec` (split_c: conv-direct's split planner picks the split count unless
- * `splits` is given) and packs every launch once. Split_c plans get, after each conv launch, the
- * split-reduce launches of its reduce step (`reduceFn` / `reduceSpec`: the helper kernel), so a
- * chunk's reduce always runs before the next chunk's conv reuses the workspace.
- * On sm_90 every kernel launches as a programmatic dependent of the one ahead of it, unless
- * `programmatic` is false: sm_90 convs and split-reduces both wait for the grid ahead at entry
- * (`griddepcontrol.wait`, pinned by their packages' tests), so each launch's start-up overlaps the
- * tail of the kernel before it and nothing is read early. Other targets' kernels do not wait, so
- * they always launch plainly.
+ * Binds a planned launch sequence (conv-direct's `launchSequence`: each conv launch, then for
+ * split_c its split-reduce launches) to loaded functions and buffers, packing every launch once.
+ * A launch is programmatic when the sequence says its target supports it and `programmatic` is
+ * not turned off.
  */
-export function preparePlan(
-  spec: Spec,
-  problem: Problem,
-  convFn: KernelFunction,
-  buffers: PlanBuffers,
-  reduce?: { fn: KernelFunction; spec: SplitReduceSpec },
-  splits?: number,
-  programmatic = true,
-): ReadyPlan {
-  const plan = planConv(spec, problem, spec.target, splits === undefined ? {} : { splits });
-  const dependent = programmatic && spec.target === 'sm_90';
-  const convSignature = kernargTable(spec.variant);
-  const launches: ReadyLaunch[] = [];
-  plan.launches.forEach((l, index) => {
-    launches.push({ role: 'conv', fn: convFn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(convSignature, bindValues(l.kernargs, buffers) as never), programmatic: dependent });
-    for (const step of plan.reduce?.filter((r) => r.launchIndex === index) ?? []) {
-      if (!reduce) throw new Error(`${plan.kernelName} is split_c: it needs a split-reduce helper kernel for ${step.dtype}`);
-      const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce.spec, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes });
-      for (const r of rp.launches) {
-        launches.push({ role: 'reduce', fn: reduce.fn, grid: r.grid, block: r.block, sharedBytes: 0, args: packKernargs(REDUCE_KERNARGS, bindValues(r.kernargs, buffers) as never), programmatic: dependent });
-      }
-    }
+export function preparePlan(sequence: LaunchSequence, functions: { conv: KernelFunction; reduce?: KernelFunction | undefined }, buffers: PlanBuffers, programmatic = true): ReadyPlan {
+  const launches = sequence.launches.map((l): ReadyLaunch => {
+    const fn = functions[l.role];
+    if (!fn) throw new Error(`${sequence.plan.kernelName} is split_c: it needs a split-reduce helper kernel`);
+    return { role: l.role, fn, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: packKernargs(l.signature, bindValues(l.kernargs, buffers) as never), programmatic: programmatic && l.programmatic };
   });
-  return { plan, launches };
+  return { plan: sequence.plan, launches };
 }
 
 /** Enqueues one execution of the plan (every launch, in order) on the default stream. */

@@ -96,6 +96,16 @@ interface Job {
   id: string;
 }
 
+/** What every job of one run shares: the options, and the tallies it adds to. */
+interface RunState {
+  options: CompileAllOptions;
+  pruner: Pruner | null;
+  failed: CompileFailure[];
+  counts: { compiled: number; rebuilt: number; cached: number };
+  rebuiltByCause: Record<string, number>;
+  runEntries: Map<string, CacheEntry>;
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -112,15 +122,52 @@ function errorMessage(err: unknown): string {
  */
 export async function compileAll(options: CompileAllOptions): Promise<CompileAllReport> {
   const started = performance.now();
-  const { cache, compiler, progress } = options;
-  const pruner = options.pruner ?? null;
   const jobs = options.jobs ?? availableParallelism();
   if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
   const limit = options.limit ?? Infinity;
   if (!(limit === Infinity || (Number.isInteger(limit) && limit >= 1))) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  cache.ensure();
+  options.cache.ensure();
 
-  const failed: CompileFailure[] = [];
+  const state: RunState = { options, pruner: options.pruner ?? null, failed: [], counts: { compiled: 0, rebuilt: 0, cached: 0 }, rebuiltByCause: {}, runEntries: new Map() };
+  const queue = enumerateJobs(options, limit, state.failed);
+  options.progress?.start?.(queue.length);
+  const results = await runPool(queue, jobs, (job) => runJob(job, state), options.signal);
+  let aborted = 0;
+  for (const [i, r] of results.entries()) {
+    if (!r.ok && options.signal?.aborted) {
+      aborted++;
+      continue;
+    }
+    // Otherwise runPool only reports a rejected task for a bug in the code above; keep it visible.
+    if (!r.ok) {
+      const job = queue[i] as Job;
+      state.failed.push({ stage: 'compile', family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: null, id: job.id, message: errorMessage(r.error) });
+    }
+  }
+  const ordered = [...state.runEntries.values()].sort((a, b) => cmpStr(a.id, b.id));
+  // An aborted run saw only part of the entries: twins may be missing, so prune nothing.
+  const pruned = state.pruner && ordered.length > 0 && aborted === 0 ? applyPrune(state.pruner, options.cache, ordered, state.failed) : [];
+  // Jobs finish in any order; sort so the report is deterministic.
+  state.failed.sort((a, b) => cmpStr(failureKey(a), failureKey(b)));
+  const prunedByReason: Record<string, number> = {};
+  for (const d of [...pruned].sort((a, b) => cmpStr(a.reason, b.reason))) prunedByReason[d.reason] = (prunedByReason[d.reason] ?? 0) + 1;
+  return {
+    total: queue.length,
+    ...state.counts,
+    aborted,
+    failed: state.failed,
+    pruned,
+    prunedByReason,
+    pruneApplied: state.pruner !== null,
+    rebuiltByCause: state.rebuiltByCause,
+    jobs,
+    durationMs: performance.now() - started,
+    ...(options.collectEntries ? { entries: ordered } : {}),
+  };
+}
+
+/** The run's jobs: each family's candidates per requested target, filtered, limited and de-duplicated by id. */
+function enumerateJobs(options: CompileAllOptions, limit: number, failed: CompileFailure[]): Job[] {
   const queue: Job[] = [];
   const seen = new Set<string>();
   for (const family of options.families) {
@@ -138,7 +185,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
         if (options.variants && !options.variants.includes(candidate.variant)) continue;
         if (options.dtypes && !dtypeAllowed(candidate.spec, options.dtypes)) continue;
         if (taken >= limit) break;
-        const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: compiler.flavor, spec: candidate.spec };
+        const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: options.compiler.flavor, spec: candidate.spec };
         let id: string;
         try {
           id = identityId(identity);
@@ -153,183 +200,136 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       }
     }
   }
-  progress?.start?.(queue.length);
+  return queue;
+}
 
-  const counts = { compiled: 0, rebuilt: 0, cached: 0 };
-  const rebuiltByCause: Record<string, number> = {};
-  const runEntries = new Map<string, CacheEntry>();
-
-  const results = await runPool(
-    queue,
-    jobs,
-    async (job) => {
-      const label = `${job.family.name}/${job.target}/${job.candidate.variant}`;
-      const fail = (stage: FailureStage, err: unknown, kernelName: string | null): 'failed' => {
-        const failure: CompileFailure = {
-          stage,
-          family: job.family.name,
-          target: job.target,
-          variant: job.candidate.variant,
-          kernelName,
-          id: job.id,
-          message: errorMessage(err),
-        };
-        failed.push(failure);
-        progress?.done?.('failed', kernelName ?? label, failure);
-        return 'failed';
-      };
-      let built: BuiltKernel | undefined;
-      const emit = (): BuiltKernel => {
-        const k = job.family.build(job.candidate, job.target, compiler.flavor);
-        if (typeof k?.ir !== 'string' || typeof k.kernelName !== 'string' || !k.kernelName) {
-          throw new TypeError(`${job.family.name}.build returned no IR text / kernel name`);
-        }
-        return k;
-      };
-      const toolchain = await compiler.fingerprint(job.target);
-      const emitter = job.family.emitter ?? '';
-      let previous: CacheEntry | undefined;
-      let cause = 'new';
-      try {
-        previous = cache.getEntry(job.id);
-      } catch {
-        cause = 'unreadable record';
-      }
-      if (previous) {
-        const codeStatus = cache.checkBlob(previous.code);
-        if (previous.toolchain !== toolchain) cause = 'toolchain changed';
-        else if (previous.emitter !== emitter) cause = 'emitter changed';
-        else if (!codeStatus.ok) cause = codeStatus.kind;
-        else {
-          if (options.checkIr) {
-            try {
-              built = emit();
-            } catch (err) {
-              return fail('build', err, null);
-            }
-            if (sha256Hex(built.ir) !== previous.ir.digest || built.kernelName !== previous.kernelName) cause = 'IR changed';
-          }
-          if (cause !== 'IR changed') {
-            let entry = previous;
-            // An entry cached before a pruner was available gets its facts now (cheap, no compile).
-            if (pruner && entry.facts === null) {
-              try {
-                const facts = pruner.facts(cache.readBlob(entry.code), entry.code.kind, entry.kernelName);
-                if (facts !== null) {
-                  entry = { ...entry, facts };
-                  cache.putEntry(entry);
-                }
-              } catch (err) {
-                return fail('facts', err, entry.kernelName);
-              }
-            }
-            runEntries.set(job.id, entry);
-            counts.cached++;
-            progress?.done?.('cached', entry.kernelName);
-            return 'cached';
-          }
-        }
-      }
-      if (!built) {
-        try {
-          built = emit();
-        } catch (err) {
-          return fail('build', err, null);
-        }
-      }
-      let code;
-      try {
-        code = await compiler.compile(built.ir, job.target, options.signal ? { signal: options.signal } : {});
-      } catch (err) {
-        if (options.signal?.aborted) throw err;
-        return fail('compile', err, built.kernelName);
-      }
-      let facts = null;
-      if (pruner) {
-        try {
-          facts = pruner.facts(code.bytes, code.kind, built.kernelName);
-        } catch (err) {
-          return fail('facts', err, built.kernelName);
-        }
-      }
-      const ir = cache.putBlob(built.ir);
-      const codeRef = cache.putBlob(code.bytes);
-      const entry: CacheEntry = {
-        format: 1,
-        id: job.id,
-        identity: job.identity,
-        kernelName: built.kernelName,
-        ir,
-        code: { ...codeRef, kind: code.kind },
-        toolchain,
-        emitter,
-        facts,
-        pruned: null,
-      };
-      cache.putEntry(entry);
-      runEntries.set(job.id, entry);
-      const status = cause === 'new' ? 'compiled' : 'rebuilt';
-      if (status === 'rebuilt') rebuiltByCause[cause] = (rebuiltByCause[cause] ?? 0) + 1;
-      counts[status]++;
-      progress?.done?.(status, built.kernelName);
-      return status;
-    },
-    options.signal,
-  );
-  let aborted = 0;
-  for (const [i, r] of results.entries()) {
-    if (!r.ok && options.signal?.aborted) {
-      aborted++;
-      continue;
-    }
-    // Otherwise runPool only reports a rejected task for a bug in the code above; keep it visible.
-    if (!r.ok) {
-      const job = queue[i] as Job;
-      failed.push({ stage: 'compile', family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: null, id: job.id, message: errorMessage(r.error) });
-    }
+/** A job's failure: recorded, reported to progress, and the job ends. */
+class JobFailure extends Error {
+  constructor(
+    readonly stage: FailureStage,
+    error: unknown,
+    readonly kernelName: string | null,
+  ) {
+    super(errorMessage(error));
   }
+}
 
-  let pruned: PruneDecision[] = [];
-  const ordered = [...runEntries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  // An aborted run saw only part of the entries: twins may be missing, so prune nothing.
-  if (pruner && runEntries.size > 0 && aborted === 0) {
+/** Runs `f`; a throw becomes a {@link JobFailure} of `stage`. */
+function at<T>(stage: FailureStage, kernelName: string | null, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw new JobFailure(stage, err, kernelName);
+  }
+}
+
+/** One job: reuse the entry when it is up to date, else emit, compile, read facts and store it. */
+async function runJob(job: Job, state: RunState): Promise<JobStatus> {
+  const { options } = state;
+  try {
+    const toolchain = await options.compiler.fingerprint(job.target);
+    const emitter = job.family.emitter ?? '';
+    const check = checkPrevious(job, state, toolchain, emitter);
+    if (check.entry) {
+      const entry = withFacts(check.entry, state);
+      state.runEntries.set(job.id, entry);
+      state.counts.cached++;
+      options.progress?.done?.('cached', entry.kernelName);
+      return 'cached';
+    }
+    const built = check.built ?? at('build', null, () => emit(job, options.compiler.flavor));
+    let code;
     try {
-      pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      const byId = new Map(pruned.map((d) => [d.id, d]));
-      for (const [i, entry] of ordered.entries()) {
-        const d = byId.get(entry.id);
-        const mark = d ? { reason: d.reason, detail: d.detail } : null;
-        if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) {
-          const marked = { ...entry, pruned: mark };
-          cache.putEntry(marked);
-          ordered[i] = marked;
-        }
-      }
-      const unknown = pruned.filter((d) => !runEntries.has(d.id));
-      if (unknown.length) throw new Error(`pruner dropped ${unknown.length} id(s) that are not entries of this run`);
+      code = await options.compiler.compile(built.ir, job.target, options.signal ? { signal: options.signal } : {});
     } catch (err) {
-      failed.push({ stage: 'prune', family: '*', target: '*', variant: null, kernelName: null, id: null, message: errorMessage(err) });
+      if (options.signal?.aborted) throw err;
+      throw new JobFailure('compile', err, built.kernelName);
     }
+    const facts = state.pruner ? at('facts', built.kernelName, () => state.pruner!.facts(code.bytes, code.kind, built.kernelName)) : null;
+    const { cache } = options;
+    const ir = cache.putBlob(built.ir);
+    const codeRef = cache.putBlob(code.bytes);
+    const entry: CacheEntry = { format: 1, id: job.id, identity: job.identity, kernelName: built.kernelName, ir, code: { ...codeRef, kind: code.kind }, toolchain, emitter, facts, pruned: null };
+    cache.putEntry(entry);
+    state.runEntries.set(job.id, entry);
+    const status = check.cause === 'new' ? 'compiled' : 'rebuilt';
+    if (status === 'rebuilt') state.rebuiltByCause[check.cause] = (state.rebuiltByCause[check.cause] ?? 0) + 1;
+    state.counts[status]++;
+    options.progress?.done?.(status, built.kernelName);
+    return status;
+  } catch (err) {
+    if (!(err instanceof JobFailure)) throw err;
+    const failure: CompileFailure = { stage: err.stage, family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: err.kernelName, id: job.id, message: err.message };
+    state.failed.push(failure);
+    options.progress?.done?.('failed', err.kernelName ?? `${job.family.name}/${job.target}/${job.candidate.variant}`, failure);
+    return 'failed';
   }
-  // Jobs finish in any order; sort so the report is deterministic.
-  failed.sort((a, b) => cmpStr(failureKey(a), failureKey(b)));
-  const prunedByReason: Record<string, number> = {};
-  for (const d of [...pruned].sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0))) {
-    prunedByReason[d.reason] = (prunedByReason[d.reason] ?? 0) + 1;
+}
+
+/**
+ * The job's cached entry when it is up to date (`entry`), else why it must be (re)built (`cause`),
+ * with the IR already emitted when `checkIr` emitted it to compare.
+ */
+function checkPrevious(job: Job, state: RunState, toolchain: string, emitter: string): { entry?: CacheEntry; cause: string; built?: BuiltKernel } {
+  const { cache, checkIr, compiler } = state.options;
+  let previous: CacheEntry | undefined;
+  try {
+    previous = cache.getEntry(job.id);
+  } catch {
+    return { cause: 'unreadable record' };
   }
-  return {
-    total: queue.length,
-    ...counts,
-    aborted,
-    failed,
-    pruned,
-    prunedByReason,
-    pruneApplied: pruner !== null,
-    rebuiltByCause,
-    jobs,
-    durationMs: performance.now() - started,
-    ...(options.collectEntries ? { entries: ordered } : {}),
-  };
+  if (!previous) return { cause: 'new' };
+  const codeStatus = cache.checkBlob(previous.code);
+  if (previous.toolchain !== toolchain) return { cause: 'toolchain changed' };
+  if (previous.emitter !== emitter) return { cause: 'emitter changed' };
+  if (!codeStatus.ok) return { cause: codeStatus.kind };
+  if (!checkIr) return { entry: previous, cause: 'up to date' };
+  const built = at('build', null, () => emit(job, compiler.flavor));
+  if (sha256Hex(built.ir) !== previous.ir.digest || built.kernelName !== previous.kernelName) return { cause: 'IR changed', built };
+  return { entry: previous, cause: 'up to date' };
+}
+
+/** An entry cached before a pruner was available gets its facts now (cheap, no compile). */
+function withFacts(entry: CacheEntry, state: RunState): CacheEntry {
+  if (!state.pruner || entry.facts !== null) return entry;
+  const facts = at('facts', entry.kernelName, () => state.pruner!.facts(state.options.cache.readBlob(entry.code), entry.code.kind, entry.kernelName));
+  if (facts === null) return entry;
+  const withNew = { ...entry, facts };
+  state.options.cache.putEntry(withNew);
+  return withNew;
+}
+
+function emit(job: Job, flavor: string): BuiltKernel {
+  const k = job.family.build(job.candidate, job.target, flavor);
+  if (typeof k?.ir !== 'string' || typeof k.kernelName !== 'string' || !k.kernelName) {
+    throw new TypeError(`${job.family.name}.build returned no IR text / kernel name`);
+  }
+  return k;
+}
+
+/** Runs the pruner over the run's entries (sorted by id) and writes each changed prune mark; returns the decisions by id. */
+function applyPrune(pruner: Pruner, cache: KernelCache, ordered: CacheEntry[], failed: CompileFailure[]): PruneDecision[] {
+  let pruned: PruneDecision[] = [];
+  try {
+    pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => cmpStr(a.id, b.id));
+    const byId = new Map(pruned.map((d) => [d.id, d]));
+    for (const [i, entry] of ordered.entries()) {
+      const d = byId.get(entry.id);
+      const mark = d ? { reason: d.reason, detail: d.detail } : null;
+      if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) {
+        const marked = { ...entry, pruned: mark };
+        cache.putEntry(marked);
+        ordered[i] = marked;
+      }
+    }
+    const known = new Set(ordered.map((e) => e.id));
+    const unknown = pruned.filter((d) => !known.has(d.id));
+    if (unknown.length) throw new Error(`pruner dropped ${unknown.length} id(s) that are not entries of this run`);
+    return pruned;
+  } catch (err) {
+    failed.push({ stage: 'prune', family: '*', target: '*', variant: null, kernelName: null, id: null, message: errorMessage(err) });
+    return pruned;
+  }
 }
 
 function failureKey(f: CompileFailure): string {
