@@ -1,4 +1,4 @@
-import { i32, i64, ptr, typeEquals } from '@rocke/ir';
+import { f32, i32, i64, ptr, typeEquals } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { KERNARG_TABLE, SplitReduceError, buildSplitReduce, defaultSpec, kernargValues, kernelName, kernelParams, orderKernargs, resolveKernargs } from './index.js';
 
@@ -15,7 +15,7 @@ describe('kernel ABI', () => {
     const spec = defaultSpec('gfx950', 'bf16', 8);
     const fn = buildSplitReduce(spec).getFunction(kernelName(spec))!;
     expect(fn.args.map((a) => a.name)).toEqual(KERNARG_TABLE.map((e) => e.name));
-    const irType = { ptr: ptr(1), i32, i64 } as const;
+    const irType = { ptr: ptr(1), i32, i64, f32 } as const;
     fn.args.forEach((a, n) => expect(typeEquals(a.type, irType[KERNARG_TABLE[n]!.type])).toBe(true));
     expect(kernelParams()[0]!.attributes).toEqual(['noalias', 'readonly']);
     expect(kernelParams()[1]!.attributes).toEqual(['noalias', 'writeonly']);

@@ -11,8 +11,8 @@ export type { CacheIdentity, Dtype, SplitReduceSpec, TargetName, VectorWidth } f
 export { MAX_OUTPUTS_PER_THREAD, MAX_VALUES_IN_FLIGHT, validate, zodReason } from './validate.js';
 export type { Validation } from './validate.js';
 export { SplitReduceError } from './errors.js';
-export { KERNARG_TABLE, MAX_VIEW_BYTES, kernargValues, orderKernargs, resolveKernargs } from './abi.js';
-export type { BufferRef, KernargEntry, KernargType, KernargValue, ReduceLaunchArgs } from './abi.js';
+export { KERNARG_TABLE, MAX_VIEW_BYTES, kernargTable, kernargValues, orderKernargs, resolveKernargs } from './abi.js';
+export type { BufferRef, EpilogueArgs, KernargEntry, KernargType, KernargValue, ReduceLaunchArgs } from './abi.js';
 export { buildSplitReduce, emitSplitReduce, kernelParams } from './kernel.js';
 export { planReduce } from './plan.js';
 export type { ReduceLaunch, ReducePlan, ReduceProblem } from './plan.js';

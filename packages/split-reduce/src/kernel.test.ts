@@ -5,6 +5,11 @@ import { SplitReduceError, TARGET_NAMES, buildSplitReduce, defaultSpec, emitSpli
 
 const GOLDEN_FILE = join(import.meta.dirname, 'split-reduce.goldens.json');
 const allHelperSpecs = TARGET_NAMES.flatMap((t) => helperSpecs(t));
+/** Fused split_c epilogues (not built by compile-all: a plan asks for them), one set per target. */
+const epilogueSpecs: SplitReduceSpec[] = TARGET_NAMES.flatMap((t) => [
+  { ...defaultSpec(t, 'bf16', 8), epilogue: { act: 'silu', bias: 'fp32', residual: true } },
+  { ...defaultSpec(t, 'fp16', 8), epilogue: { act: 'relu', bias: 'dtype', residual: false } },
+]);
 const insts = (spec: SplitReduceSpec): Instruction[] =>
   buildSplitReduce(spec).getFunction(kernelName(spec))!.blocks.flatMap((b) => b.instructions);
 
@@ -56,8 +61,8 @@ describe('kernel IR', () => {
 
 describe('goldens', () => {
   it('every compile-all spec matches its stored digest (npm run goldens:update after an intended change)', () => {
-    const cases: GoldenCase[] = allHelperSpecs.map((s) => ({ name: kernelName(s), flavor: getTarget(s.target).flavor, text: emitSplitReduce(s).ir }));
-    expect(cases).toHaveLength(12);
+    const cases: GoldenCase[] = [...allHelperSpecs, ...epilogueSpecs].map((s) => ({ name: kernelName(s), flavor: getTarget(s.target).flavor, text: emitSplitReduce(s).ir }));
+    expect(cases).toHaveLength(18);
     const report = checkGoldens(cases, GOLDEN_FILE);
     if (!goldenUpdateRequested()) expect(report.matched).toBe(cases.length);
   });
@@ -66,7 +71,7 @@ describe('goldens', () => {
 const tc = findToolchain();
 
 describe('every golden config compiles with LLVM 22', () => {
-  it.each(allHelperSpecs.map((s) => [kernelName(s), s] as const))('%s', async (name, spec) => {
+  it.each([...allHelperSpecs, ...epilogueSpecs].map((s) => [kernelName(s), s] as const))('%s', async (name, spec) => {
     const target = getTarget(spec.target);
     const r = await compile(emitSplitReduce(spec).ir, target, { toolchain: tc });
     const storeBytes = spec.vectorWidth * 2;

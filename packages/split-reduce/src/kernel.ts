@@ -13,22 +13,27 @@
  * slices in flight, vector stores. The last, partial workgroup (and every workgroup of a
  * misaligned view) takes the scalar path: 4-byte loads that read zero past `ws_bytes` and 2-byte
  * stores dropped past `y_bytes` — correct for any count, including count < vectorWidth.
+ *
+ * With an `epilogue` (split_c's fused epilogue) each finished fp32 sum goes through @rocke/ir's
+ * store epilogue before the cast: after the whole fixed-order fold, so results stay bit-identical
+ * run to run. A vector group reads its bias run when its channels cannot wrap past K (K and
+ * channel0 multiples of the vector width), else the group takes the scalar path.
  */
 import {
-  bfloat, f32, getTarget, half, i16, i32, i64, i8, printModule, ptr, vec,
-  type Builder, type GlobalBuffer, type KernelParam, type Module, type Target, type Type, type Value,
+  bfloat, f32, getTarget, half, i16, i32, i64, i8, openEpilogue, printModule, ptr, vec,
+  type Builder, type GlobalBuffer, type KernelParam, type Module, type StoreEpilogue, type Target, type Type, type Value,
 } from '@rocke/ir';
-import { KERNARG_TABLE, type KernargType } from './abi.js';
+import { kernargTable, type KernargType } from './abi.js';
 import { SplitReduceError } from './errors.js';
 import { DTYPE_BYTES, ELEMENTS_PER_LOAD, kernelName, tileElements, WS_ELEMENT_BYTES, type Dtype, type SplitReduceSpec } from './spec.js';
 import { validate } from './validate.js';
 
-const IR_TYPES: Readonly<Record<KernargType, Type>> = { ptr: ptr(1), i32, i64 };
+const IR_TYPES: Readonly<Record<KernargType, Type>> = { ptr: ptr(1), i32, i64, f32 };
 const OUTPUT_TYPES: Readonly<Record<Dtype, Type>> = { fp16: half, bf16: bfloat };
 
-/** The IR parameters of the kernel, generated from the ABI table. */
-export function kernelParams(): KernelParam[] {
-  return KERNARG_TABLE.map((e) => ({
+/** The IR parameters of the kernel, generated from the ABI table (of `spec`'s epilogue; none: the bare fold's). */
+export function kernelParams(spec?: SplitReduceSpec): KernelParam[] {
+  return kernargTable(spec?.epilogue).map((e) => ({
     name: e.name,
     type: IR_TYPES[e.type],
     attributes: e.access === 'read' ? ['noalias', 'readonly'] : e.access === 'write' ? ['noalias', 'writeonly'] : [],
@@ -42,7 +47,7 @@ export function buildSplitReduce(input: SplitReduceSpec): Module {
   const spec = v.spec;
   const t = getTarget(spec.target);
   const m = t.createModule();
-  const b = t.kernel(m, kernelName(spec), kernelParams(), {
+  const b = t.kernel(m, kernelName(spec), kernelParams(spec), {
     workgroupSize: spec.threads,
     ids: { workitem: ['x'], workgroup: ['x'] },
     // Bit-exact folds need IEEE denormals whatever the backend's default mode is.
@@ -79,6 +84,7 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   const stride = b.arg('slice_stride');
   const strideBytes = b.shl(stride, 2, 'slice.stride.bytes');
   const yBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+  const finish = epilogueAt(t, b, spec);
 
   const tid = t.workitemId(b, 'x');
   const tileBase = b.mul(t.workgroupId(b, 'x'), tile, 'tile.base');
@@ -119,7 +125,8 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   // Vector accesses need 16-byte aligned slice starts (ws view and stride) and vector-aligned y;
   // views at any other offset stay correct through the scalar path.
   const lowBits = (p: Value, bytes: number): Value => b.and(b.ptrtoint(p, i64), bytes - 1);
-  const misaligned = b.or(b.or(b.and(stride, ELEMENTS_PER_LOAD - 1), lowBits(ws, 16)), lowBits(b.arg('y'), vw * outBytes));
+  let misaligned = b.or(b.or(b.and(stride, ELEMENTS_PER_LOAD - 1), lowBits(ws, 16)), lowBits(b.arg('y'), vw * outBytes));
+  if (finish.vectorMisaligned) misaligned = b.or(misaligned, finish.vectorMisaligned(lowBits));
   const aligned = b.icmp('eq', misaligned, 0, 'aligned');
   b.ifThen(b.and(tileWhole, aligned), () => {
     const loadsPerGroup = vw / ELEMENTS_PER_LOAD;
@@ -129,7 +136,7 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
     groupStart.forEach((start, g) => {
       const parts = sums.slice(g * loadsPerGroup, (g + 1) * loadsPerGroup);
       const wide = parts.length === 1 ? parts[0]! : b.shuffleVector(parts[0]!, parts[1]!, [0, 1, 2, 3, 4, 5, 6, 7]);
-      const narrow = b.fptrunc(wide, vec(vw, outType), 'rounded');
+      const narrow = b.fptrunc(finish.apply(wide, start), vec(vw, outType), 'rounded');
       // Stored as dwords: every target stores i32 vectors the same way.
       t.globalStore(b, yBuf, yOffset(start), b.bitcast(narrow, vec(vw / 2, i32)), { align: vw * outBytes });
     });
@@ -140,8 +147,42 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   const elements = groupStart.flatMap((start) => Array.from({ length: vw }, (_, j) => (j === 0 ? start : b.add(start, j))));
   const sums = fold(elements.map(wsOffset), f32, 4, 1);
   elements.forEach((e, n) => {
-    const rounded = b.fptrunc(sums[n]!, outType);
+    const rounded = b.fptrunc(finish.apply(sums[n]!, e), outType);
     t.globalStore(b, yBuf, yOffset(e), b.bitcast(rounded, i16), { align: outBytes });
   });
   b.ret();
+}
+
+/** The fused epilogue at element `element` of this launch, and what its vector path needs aligned. */
+interface Finish {
+  apply(sum: Value, element: Value): Value;
+  /** Bits that must be zero for vector groups: bias and residual alignment, K and channel0 multiples of the width. */
+  vectorMisaligned?: (lowBits: (p: Value, bytes: number) => Value) => Value;
+}
+
+function epilogueAt(t: Target, b: Builder, spec: SplitReduceSpec): Finish {
+  const e = spec.epilogue;
+  if (!e) return { apply: (sum) => sum };
+  const ep: StoreEpilogue = openEpilogue(t, b, e, spec.dtype);
+  const vw = spec.vectorWidth;
+  const outBytes = DTYPE_BYTES[spec.dtype];
+  if (e.bias === 'none') {
+    // No channel to find: the residual is read at the element itself.
+    const zero = b.i32(0);
+    return {
+      apply: (sum, element) => ep.apply(b, sum, { channel: zero, element }),
+      vectorMisaligned: e.residual ? (low) => low(b.arg('residual'), vw * outBytes) : undefined,
+    };
+  }
+  const channels = b.smax(b.arg('channels'), 1, 'channels');
+  const channel0 = b.arg('channel0');
+  const biasBytes = e.bias === 'fp32' ? 4 : outBytes;
+  return {
+    apply: (sum, element) => ep.apply(b, sum, { channel: b.urem(b.add(channel0, element), channels, 'channel'), element }),
+    vectorMisaligned: (low) => {
+      let bits = b.or(b.zext(b.and(b.or(channels, channel0), vw - 1), i64), low(b.arg('bias'), Math.min(16, vw * biasBytes)));
+      if (e.residual) bits = b.or(bits, low(b.arg('residual'), vw * outBytes));
+      return bits;
+    },
+  };
 }

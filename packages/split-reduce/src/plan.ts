@@ -4,7 +4,8 @@
  * (byte offsets) of the caller's buffers. A range is limited by the 32-bit buffer range of one
  * slice view (count*4 <= 0x7F000000 bytes), so very large outputs run as balanced launches.
  */
-import { kernargValues, MAX_VIEW_BYTES, type KernargValue } from './abi.js';
+import { epilogueTag, isBareEpilogue, type Epilogue } from '@rocke/ir';
+import { kernargValues, MAX_VIEW_BYTES, type EpilogueArgs, type KernargValue } from './abi.js';
 import { SplitReduceError } from './errors.js';
 import {
   cacheIdentity, defaultSpec, DTYPE_BYTES, DTYPES, kernelName, TARGET_NAMES, tileElements, WS_ELEMENT_BYTES,
@@ -30,6 +31,13 @@ export interface ReduceProblem {
   readonly yOffsetBytes?: number;
   /** Largest byte range of one buffer view (default and maximum 0x7F000000). */
   readonly maxViewBytes?: number;
+  /**
+   * split_c's fused epilogue, applied after the fold: its shape (goes into the default spec; a
+   * given spec must carry the same) and its launch scalars. The bias buffer is bound as `bias`
+   * (K entries), the residual as `residual` (y's layout, element 0 at byte 0).
+   */
+  readonly epilogue?: Epilogue;
+  readonly epilogueArgs?: EpilogueArgs;
 }
 
 /** One kernel launch. */
@@ -97,7 +105,8 @@ export function planReduce(p: ReduceProblem): ReducePlan {
     fail(`maxViewBytes must be an integer in 1..${hex(MAX_VIEW_BYTES)} (got ${maxView})`);
   }
 
-  const spec = p.spec ?? defaultSpec(p.target, p.dtype, p.vectorWidth ?? 8);
+  const shape = p.epilogue && !isBareEpilogue(p.epilogue) ? p.epilogue : undefined;
+  const spec = p.spec ?? { ...defaultSpec(p.target, p.dtype, p.vectorWidth ?? 8), ...(shape ? { epilogue: shape } : {}) };
   const v = validate(spec);
   if (!v.ok) return fail(`invalid spec: ${v.reason}`);
   if (spec.target !== p.target || spec.dtype !== p.dtype) {
@@ -105,6 +114,14 @@ export function planReduce(p: ReduceProblem): ReducePlan {
   }
   if (p.spec && p.vectorWidth !== undefined && p.vectorWidth !== spec.vectorWidth) {
     fail(`vectorWidth ${p.vectorWidth} contradicts the spec's ${spec.vectorWidth}`);
+  }
+  if (JSON.stringify(spec.epilogue) !== JSON.stringify(shape)) {
+    fail(`the spec's epilogue ${JSON.stringify(spec.epilogue ?? 'none')} is not the problem's ${JSON.stringify(shape ?? 'none')}`);
+  }
+  const epilogueArgs = p.epilogueArgs;
+  if (shape && !epilogueArgs) fail('an epilogue needs its launch values (epilogueArgs: channels, alpha, ...)');
+  if (shape && epilogueArgs && (!Number.isSafeInteger(epilogueArgs.channels) || epilogueArgs.channels < 1 || p.count % epilogueArgs.channels !== 0)) {
+    fail(`epilogueArgs.channels must be a positive integer dividing count ${p.count} (got ${epilogueArgs.channels})`);
   }
 
   const outBytes = DTYPE_BYTES[p.dtype];
@@ -133,7 +150,10 @@ export function planReduce(p: ReduceProblem): ReducePlan {
       kernelName: name,
       grid: [grid, 1, 1],
       block: [spec.threads, 1, 1],
-      kernargs: kernargValues({ ws, y, count, splits: p.splits, sliceStride: p.count, dtype: p.dtype }),
+      kernargs: kernargValues({
+        ws, y, count, splits: p.splits, sliceStride: p.count, dtype: p.dtype,
+        ...(shape && epilogueArgs ? { epilogue: { shape, args: epilogueArgs, start } } : {}),
+      }),
       start,
       count,
       wsOffsetBytes: ws.offsetBytes,
@@ -143,6 +163,7 @@ export function planReduce(p: ReduceProblem): ReducePlan {
 
   const explain = [
     `fold ${p.splits} fp32 slice${p.splits === 1 ? '' : 's'} of ${p.count} elements (${wsBytes} bytes) into ${p.dtype} in the order s = 0..${p.splits - 1}`,
+    ...(shape ? [`then the epilogue ${epilogueTag(shape)} on each sum (fp32), after the whole fold`] : []),
     `kernel ${name}: ${spec.threads} threads x ${spec.outputsPerThread} outputs = ${tile} elements per workgroup, ${spec.vectorWidth}-element vectors, ${spec.slicesPerStep} slices per step`,
     launches.length === 1
       ? `one launch: each slice view is ${p.count * WS_ELEMENT_BYTES} bytes, within ${hex(maxView)}`

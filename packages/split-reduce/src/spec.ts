@@ -2,6 +2,7 @@
  * The split-reduce spec: which kernel binary to build. It never mentions a convolution shape, so
  * one binary (one cache entry) serves every problem of its dtype and vector width on its target.
  */
+import { ACTIVATIONS, BIAS_KINDS, epilogueTag } from '@rocke/ir';
 import { z } from 'zod';
 
 /** Output element types. */
@@ -30,7 +31,10 @@ export const ELEMENTS_PER_LOAD = 4;
  *   elements; group `g` of thread `t` in workgroup `w` starts at element
  *   `w*threads*outputsPerThread + g*threads*vectorWidth + t*vectorWidth` (coalesced per group);
  * - `slicesPerStep`: slices whose loads are issued together before they are added (in order), so
- *   that many memory round trips overlap instead of one per slice.
+ *   that many memory round trips overlap instead of one per slice;
+ * - `epilogue` (optional): the conv's fused epilogue (@rocke/ir's `Epilogue`), applied to each
+ *   fixed-order sum before the cast. Absent: the bare fold; present, it must do something (one
+ *   spelling per kernel, so one name and one cache entry).
  */
 export const SplitReduceSpecSchema = z
   .object({
@@ -40,6 +44,7 @@ export const SplitReduceSpecSchema = z
     threads: z.number().int(),
     outputsPerThread: z.number().int(),
     slicesPerStep: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]),
+    epilogue: z.object({ act: z.enum(ACTIVATIONS), bias: z.enum(BIAS_KINDS), residual: z.boolean() }).strict().optional(),
   })
   .strict();
 
@@ -71,11 +76,12 @@ export function tileElements(spec: SplitReduceSpec): number {
 
 /**
  * The kernel symbol: deterministic, and different for any two different specs
- * (e.g. `rocke_split_reduce_sm_90_bf16_v4_t256_o4_u4`).
+ * (e.g. `rocke_split_reduce_sm_90_bf16_v4_t256_o4_u4`, `..._u4_epsilu_b32_res` with an epilogue).
  */
 export function kernelName(spec: SplitReduceSpec): string {
   const { target, dtype, vectorWidth, threads, outputsPerThread, slicesPerStep } = spec;
-  return `rocke_split_reduce_${target}_${dtype}_v${vectorWidth}_t${threads}_o${outputsPerThread}_u${slicesPerStep}`;
+  const base = `rocke_split_reduce_${target}_${dtype}_v${vectorWidth}_t${threads}_o${outputsPerThread}_u${slicesPerStep}`;
+  return spec.epilogue ? `${base}_${epilogueTag(spec.epilogue)}` : base;
 }
 
 /** Cache namespace shared by conv helper kernels. */

@@ -39,3 +39,41 @@ export function partialSums(count: number, splits: number, seed: number): Float3
   }
   return out;
 }
+
+/** The store epilogue's arithmetic on the host, operation for operation as @rocke/ir emits it (fp32 after each). */
+export interface HostEpilogue {
+  act: 'none' | 'relu' | 'relu6' | 'leaky_relu' | 'silu' | 'hard_swish' | 'gelu' | 'sigmoid' | 'clamp';
+  alpha: number;
+  beta: number;
+  slope: number;
+  lo: number;
+  hi: number;
+}
+
+const f = Math.fround;
+const maxnum = (a: number, b: number) => (a !== a ? b : b !== b ? a : Math.max(a, b));
+const minnum = (a: number, b: number) => (a !== a ? b : b !== b ? a : Math.min(a, b));
+
+/** act(alpha*sum + bias + beta*r) in fp32; `bias`/`r` undefined when absent. */
+export function hostEpilogue(e: HostEpilogue, sum: number, bias: number | undefined, r: number | undefined): number {
+  let z = f(sum * f(e.alpha));
+  if (bias !== undefined) z = f(z + bias);
+  if (r !== undefined) z = f(z + f(r * f(e.beta)));
+  const exp2 = (x: number) => f(2 ** x);
+  const over = (num: number, power: number) => f(num / f(exp2(power) + 1));
+  switch (e.act) {
+    case 'none': return z;
+    case 'relu': return maxnum(z, 0);
+    case 'relu6': return minnum(maxnum(z, 0), 6);
+    case 'leaky_relu': return z > 0 ? z : f(z * f(e.slope));
+    case 'clamp': return minnum(maxnum(z, f(e.lo)), f(e.hi));
+    case 'hard_swish': return f(f(z * minnum(maxnum(f(z + 3), 0), 6)) * f(1 / 6));
+    case 'sigmoid': return over(1, f(z * f(-Math.LOG2E)));
+    case 'silu': return over(z, f(z * f(-Math.LOG2E)));
+    case 'gelu': {
+      const k1 = f(-2 * Math.LOG2E * Math.sqrt(2 / Math.PI));
+      const k2 = f(0.044715 * (-2 * Math.LOG2E * Math.sqrt(2 / Math.PI)));
+      return over(z, f(z * f(f(f(z * z) * k2) + k1)));
+    }
+  }
+}

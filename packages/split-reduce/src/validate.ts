@@ -2,7 +2,7 @@
  * Spec validation. `validate()` never throws: malformed input and every rule violation come back
  * as a reason. Positivity is checked before anything divides by a field.
  */
-import { getTarget } from '@rocke/ir';
+import { getTarget, isBareEpilogue } from '@rocke/ir';
 import type { z } from 'zod';
 import { ELEMENTS_PER_LOAD, SplitReduceSpecSchema, type SplitReduceSpec } from './spec.js';
 
@@ -48,6 +48,7 @@ function ruleViolation(s: SplitReduceSpec): string | null {
   if (s.outputsPerThread > MAX_OUTPUTS_PER_THREAD) {
     return `outputsPerThread ${s.outputsPerThread} exceeds ${MAX_OUTPUTS_PER_THREAD} (${s.outputsPerThread / ELEMENTS_PER_LOAD} 16-byte loads per slice per thread; accumulators would crowd out occupancy)`;
   }
+  if (s.epilogue && isBareEpilogue(s.epilogue)) return 'epilogue: a bare epilogue (act none, no bias, no residual) is written by leaving the field out';
   if (s.outputsPerThread * s.slicesPerStep > MAX_VALUES_IN_FLIGHT) {
     return `outputsPerThread ${s.outputsPerThread} × slicesPerStep ${s.slicesPerStep} = ${s.outputsPerThread * s.slicesPerStep} loaded values per thread exceed ${MAX_VALUES_IN_FLIGHT} (registers)`;
   }
