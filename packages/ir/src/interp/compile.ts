@@ -208,7 +208,7 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
     let seg: Segment = { ops: [], insts: [], end: undefined as unknown as SegmentEnd, weight: 0 };
     segments.push(seg);
     blockEntry.set(block, segments.length - 1);
-    for (const inst of block.instructions) {
+    for (const [at, inst] of block.instructions.entries()) {
       try {
         if (inst.op === 'phi') continue;
         seg.weight++;
@@ -229,7 +229,10 @@ export function compileKernel(module: Module, fn: IrFunction, target: Target, ma
           continue;
         }
         if (inst.op === 'call') {
-          const lowered = lowerCall(inst, { slot, dest: inst.type.kind === 'void' ? -1 : slot(inst), machine, target, site: () => position(fn, inst) });
+          const lowered = lowerCall(inst, {
+            slot, dest: inst.type.kind === 'void' ? -1 : slot(inst), machine, target, site: () => position(fn, inst),
+            before: block.instructions[at - 1], after: block.instructions[at + 1],
+          });
           if (lowered.kind === 'op') {
             seg.ops.push(lowered.op);
             seg.insts.push(inst);

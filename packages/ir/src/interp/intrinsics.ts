@@ -5,7 +5,7 @@
  * a wave- (or warpgroup-) collective operation, or nothing (scheduling hints). Anything else —
  * including every inline asm but the exact wgmma text of targets/wgmma.ts — is an error naming it.
  */
-import type { CallInst } from '../ir.js';
+import type { CallInst, Instruction } from '../ir.js';
 import type { Type } from '../types.js';
 import { typeToString } from '../types.js';
 import { ldmatrixCollective, mfmaCollective, mmaSyncCollective, readFirstLaneCollective, shuffleCollective } from './collectives.js';
@@ -76,6 +76,34 @@ function popcount(x: number): number {
   return n;
 }
 
+/**
+ * Fence scopes that order LDS for the whole workgroup: llc-22 puts `s_waitcnt lgkmcnt(0)` before
+ * the `s_barrier` only for these (system is no syncscope); for `wavefront` and the `-one-as`
+ * scopes it emits none (checked in sync.test.ts).
+ */
+const WORKGROUP_OR_WIDER: ReadonlySet<string | undefined> = new Set(['workgroup', 'agent', undefined]);
+
+const fenceText = (i: Instruction | undefined): string =>
+  !i ? 'nothing' : i.op !== 'fence' ? `a ${i.op}` : `fence${i.syncscope === undefined ? '' : ` syncscope("${i.syncscope}")`} ${i.ordering}`;
+
+/**
+ * An AMD workgroup barrier must be `fence release` / `s.barrier` / `fence acquire` at workgroup
+ * scope or wider, back to back (what target.barrier() emits). A bare s_barrier does not wait for
+ * the wave's outstanding LDS writes on gfx942/gfx950: without the release fence llc emits no
+ * `s_waitcnt lgkmcnt(0)` before it, so reads after the barrier can miss other waves' writes.
+ */
+function checkBarrierFences(ctx: CallContext): void {
+  const { before, after } = ctx;
+  const release = before?.op === 'fence' && before.ordering !== 'acquire' && WORKGROUP_OR_WIDER.has(before.syncscope);
+  const acquire = after?.op === 'fence' && after.ordering !== 'release' && WORKGROUP_OR_WIDER.has(after.syncscope);
+  if (release && acquire) return;
+  throw new InterpretError(
+    `unfenced workgroup barrier: @llvm.amdgcn.s.barrier needs a workgroup (or wider) release fence right before it and an acquire fence right after it; `
+    + `before it is ${fenceText(before)}, after it ${fenceText(after)}. Without them llc emits no s_waitcnt lgkmcnt(0) before the s_barrier, `
+    + 'so LDS writes before it may still be in flight when other waves read after it (emit it with target.barrier())',
+  );
+}
+
 /** Lowers one call instruction. */
 export function lowerCall(inst: CallInst, ctx: CallContext): Lowered {
   const callee = inst.callee;
@@ -116,7 +144,10 @@ function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | und
       },
     };
   }
-  if (name === 'llvm.amdgcn.s.barrier') return { kind: 'barrier' };
+  if (name === 'llvm.amdgcn.s.barrier') {
+    checkBarrierFences(ctx);
+    return { kind: 'barrier' };
+  }
   if (/^llvm\.amdgcn\.(sched\.barrier|sched\.group\.barrier|iglp\.opt|s\.waitcnt|s\.setprio|wave\.barrier)$/.test(name)) return { kind: 'none' };
   if (name === 'llvm.amdgcn.make.buffer.rsrc.p8.p1') {
     const base = s(0);

@@ -3,7 +3,7 @@
  * the compiler: what a call becomes and what a lowerer may ask about it. Its own module so the
  * lowerers depend on it rather than on each other.
  */
-import type { Value } from '../ir.js';
+import type { Instruction, Value } from '../ir.js';
 import type { Target } from '../targets/target.js';
 import type { Collective } from './collectives.js';
 import type { Machine, Op } from './machine.js';
@@ -23,4 +23,7 @@ export interface CallContext {
   readonly target: Target;
   /** Where the call is (`@k block %b instruction #i`), for errors raised while it runs. */
   site(): string;
+  /** The instructions right before and after the call in its block (an AMD barrier must sit between its fences). */
+  readonly before: Instruction | undefined;
+  readonly after: Instruction | undefined;
 }

@@ -1,22 +1,25 @@
 /** Barriers, wave collectives and scheduling: the bugs the interpreter exists to catch. */
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { Builder } from '../builder.js';
 import type { Value } from '../ir.js';
 import { getTarget } from '../targets/index.js';
 import type { Target, TargetName } from '../targets/target.js';
-import { array, bfloat, f32, i32, ptr, vec } from '../types.js';
+import { printModule } from '../printer.js';
+import { findToolchain } from '../toolchain.js';
+import { array, bfloat, f32, i32, ptr, vec, voidT } from '../types.js';
 import { InterpretError, interpret } from './index.js';
 
 const WG = 256;
 
-/** y[i] = x[WG-1-i] through LDS, with or without the barrier between the write and the read. */
-function reverseKernel(t: Target, withBarrier: boolean) {
+/** y[i] = x[WG-1-i] through LDS; `sync` (the target's barrier unless given) between the write and the read, or nothing. */
+function reverseKernel(t: Target, withBarrier: boolean, sync: (b: Builder) => void = (b) => t.barrier(b)) {
   const m = t.createModule();
   const tile = m.addGlobal({ name: 'tile', valueType: array(WG, f32), addrspace: 3 });
   const b = t.kernel(m, 'rev', [{ name: 'x', type: ptr(1) }, { name: 'y', type: ptr(1) }], { workgroupSize: WG, ids: { workitem: ['x'], workgroup: [] } });
   const tid = t.workitemId(b, 'x');
   b.store(b.load(f32, b.gep(f32, b.arg('x'), [tid])), b.gep(f32, tile, [tid]));
-  if (withBarrier) t.barrier(b);
+  if (withBarrier) sync(b);
   const v = b.load(f32, b.gep(f32, tile, [b.sub(WG - 1, tid)]));
   b.store(v, b.gep(f32, b.arg('y'), [tid]));
   b.ret();
@@ -102,6 +105,55 @@ describe.each(['gfx950', 'sm_90'] as TargetName[])('%s', (tn) => {
       b.setBlock(b.newBlock('after'));
     });
     expect(() => launch(t, m, [new Float32Array(1)], 32, { maxInstructions: 10000 })).toThrow(/instruction budget exhausted/);
+  });
+});
+
+/**
+ * AMD barriers must be `fence syncscope("workgroup") release` / `llvm.amdgcn.s.barrier` /
+ * `fence syncscope("workgroup") acquire`, as target.barrier() emits. llc-22 (gfx942 and gfx950,
+ * -O3) puts `s_waitcnt lgkmcnt(0)` between the `ds_write` and the `s_barrier` only with the
+ * release fence (also at agent scope); for a bare barrier, or fences at `wavefront` or
+ * `workgroup-one-as` scope, it emits none, so another wave's `ds_read` after the barrier can
+ * miss the write. The last test here compiles both forms to keep that true.
+ */
+describe.each(['gfx950', 'gfx942'] as TargetName[])('%s barrier fences', (tn) => {
+  const t = getTarget(tn);
+  const x = Float32Array.from({ length: WG }, (_, i) => i + 1);
+  const run = (sync: (b: Builder) => void) => () =>
+    interpret(reverseKernel(t, true, sync), 'rev', { target: t, grid: [1, 1, 1], block: [WG, 1, 1], args: [x, new Float32Array(WG)] });
+  const bare = (b: Builder) => b.intrinsic('llvm.amdgcn.s.barrier', voidT, []);
+
+  it('target.barrier() passes', () => {
+    expect(run((b) => t.barrier(b))).not.toThrow();
+  });
+
+  it('a bare s.barrier between the LDS write and read is an error naming the kernel and the instruction', () => {
+    expect(run(bare)).toThrow(InterpretError);
+    expect(run(bare)).toThrow(/^unfenced workgroup barrier: @llvm\.amdgcn\.s\.barrier needs a workgroup \(or wider\) release fence right before it and an acquire fence right after it; before it is a store, after it a sub\. .*no s_waitcnt lgkmcnt\(0\).* \[at @rev block %entry instruction #\d+ \(call @llvm\.amdgcn\.s\.barrier\) `call void @llvm\.amdgcn\.s\.barrier\(\)`\]$/);
+  });
+
+  it('is refused with only one of the fences, or with fences too narrow to cover the workgroup', () => {
+    expect(run((b) => (b.fence('release', 'workgroup'), bare(b)))).toThrow(/before it is fence syncscope\("workgroup"\) release, after it a sub/);
+    expect(run((b) => (bare(b), b.fence('acquire', 'workgroup')))).toThrow(/before it is a store, after it fence syncscope\("workgroup"\) acquire/);
+    expect(run((b) => (b.fence('release', 'wavefront'), bare(b), b.fence('acquire', 'wavefront')))).toThrow(/unfenced workgroup barrier/);
+    expect(run((b) => (b.fence('release', 'workgroup-one-as'), bare(b), b.fence('acquire', 'workgroup-one-as')))).toThrow(/unfenced workgroup barrier/);
+    expect(run((b) => (b.fence('acquire', 'workgroup'), bare(b), b.fence('release', 'workgroup')))).toThrow(/unfenced workgroup barrier/);
+  });
+
+  it('accepts the stronger forms llc also waits for (acq_rel / seq_cst, agent or system scope)', () => {
+    expect(run((b) => (b.fence('acq_rel', 'workgroup'), bare(b), b.fence('seq_cst', 'workgroup')))).not.toThrow();
+    expect(run((b) => (b.fence('release', 'agent'), bare(b), b.fence('acquire')))).not.toThrow();
+  });
+
+  it('llc-22 emits s_waitcnt lgkmcnt(0) before s_barrier for target.barrier() and not for a bare barrier', () => {
+    const tc = findToolchain();
+    const asm = (sync: (b: Builder) => void) =>
+      execFileSync(tc.llc, [`-mcpu=${t.name}`, '-O3', '-o', '-'], { input: printModule(reverseKernel(t, true, sync)), encoding: 'utf8' })
+        .split('\n').map((l) => l.trim()).filter((l) => /^(ds_|s_waitcnt|s_barrier)/.test(l));
+    // The waits between the LDS write and the barrier.
+    const between = (lines: string[]) => lines.slice(lines.findIndex((l) => l.startsWith('ds_write')) + 1, lines.indexOf('s_barrier'));
+    expect(between(asm((b) => t.barrier(b)))).toEqual(['s_waitcnt lgkmcnt(0)']);
+    expect(between(asm(bare))).toEqual([]);
   });
 });
 
