@@ -10,6 +10,7 @@ import type { Type } from '../types.js';
 import { typeToString } from '../types.js';
 import { ldmatrixCollective, mfmaCollective, mmaSyncCollective, readFirstLaneCollective, shuffleCollective } from './collectives.js';
 import type { Collective } from './collectives.js';
+import { checkCdnaBufferFlags } from './descriptor.js';
 import { InterpretError } from './errors.js';
 import type { CallContext, Lowered } from './lowering.js';
 import { BufferResource, S_LANE, S_NTID_X, S_NWG_X, S_THREAD, S_TID_X, S_WG_X } from './machine.js';
@@ -33,13 +34,25 @@ function constArg(inst: CallInst, n: number): number {
 
 const ZERO = new DataView(new ArrayBuffer(64));
 
-/** Raw buffer load with per-dword range checking against num_records (isa-facts §2.3). */
-function bufferLoad(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, thread: number): unknown {
+/**
+ * Raw buffer range checking on gfx942/gfx950, as LLVM documents it (`llvm/docs/AMDGPUUsage.rst`,
+ * "Relaxed Buffer OOB (Out Of Bounds) Mode", llvm/llvm-project#134734): an access of more than 32
+ * bits is range-checked for each 32-bit word independently, with the offset taken as unsigned and
+ * saturating arithmetic. So dword `w` of an access at `voffset` is in range iff
+ * `voffset + 4w + 4 <= num_records`: a dword that straddles num_records is out of range as a whole
+ * (AMDGPUUsage's example: an `<8 x i8>` load at offset 6 of an 8-byte buffer loads nothing). An
+ * out-of-range dword loads 0 and is not stored. AMD's gfx950 model in ROCm's rocjitsu
+ * (ROCm/rocm-systems#10928) states the same per-dword rule, and that an access of 32 bits or less
+ * is in range only when it ends within num_records; it also counts soffset, which is why a
+ * non-zero soffset is refused at lowering. Offsets here are u32 and the sums are exact, which is
+ * the saturating check.
+ */
+function bufferLoad(m: Machine, rs: BufferResource, vo: number, codec: Codec, thread: number): unknown {
   if (!(rs instanceof BufferResource)) throw new InterpretError('raw buffer load through a value that is not a buffer resource (make.buffer.rsrc)');
   const size = codec.size;
-  const addr = rs.base + so + vo;
+  const addr = rs.base + vo;
   if (vo + size <= rs.numRecords) return codec.read(m.resolve(addr, size, false, thread), m.off);
-  if (size < 4) return codec.read(ZERO, 0);
+  if (size <= 4) return codec.read(ZERO, 0);
   const tmp = new DataView(new ArrayBuffer(size));
   for (let w = 0; w < size; w += 4) {
     if (vo + w + 4 <= rs.numRecords) tmp.setUint32(w, m.resolve(addr + w, 4, false, thread).getUint32(m.off, true), true);
@@ -47,20 +60,28 @@ function bufferLoad(m: Machine, rs: BufferResource, vo: number, so: number, code
   return codec.read(tmp, 0);
 }
 
-/** Raw buffer store: out-of-range dwords are dropped. */
-function bufferStore(m: Machine, rs: BufferResource, vo: number, so: number, codec: Codec, value: unknown, thread: number): void {
+/** Raw buffer store under the same rule: out-of-range dwords are dropped. */
+function bufferStore(m: Machine, rs: BufferResource, vo: number, codec: Codec, value: unknown, thread: number): void {
   if (!(rs instanceof BufferResource)) throw new InterpretError('raw buffer store through a value that is not a buffer resource (make.buffer.rsrc)');
   const size = codec.size;
-  const addr = rs.base + so + vo;
+  const addr = rs.base + vo;
   if (vo + size <= rs.numRecords) {
     codec.write(m.resolve(addr, size, true, thread), m.off, value);
     return;
   }
-  if (size < 4) return;
+  if (size <= 4) return;
   const tmp = new DataView(new ArrayBuffer(size));
   codec.write(tmp, 0, value);
   for (let w = 0; w < size; w += 4) {
     if (vo + w + 4 <= rs.numRecords) m.resolve(addr + w, 4, true, thread).setUint32(m.off, tmp.getUint32(w, true), true);
+  }
+}
+
+/** The soffset operand (argument `n`) must be the constant 0: its part in the range check is not modeled. */
+function checkNoSoffset(inst: CallInst, n: number, name: string): void {
+  const v = inst.args[n];
+  if (v?.kind !== 'const.int' || v.value !== 0n) {
+    throw new InterpretError(`${name}: soffset (argument ${n}) must be the constant 0; gfx942/gfx950 count soffset in the range check, which the interpreter does not model`);
   }
 }
 
@@ -154,6 +175,7 @@ function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | und
     const stride = constArg(inst, 1);
     if (stride !== 0) throw new InterpretError(`${name}: stride ${stride} (only raw buffers, stride 0, are modeled)`);
     const nr = s(2);
+    checkCdnaBufferFlags(constArg(inst, 3), ctx.target.name);
     // Before gfx1250 only the low 32 bits of num_records reach the descriptor.
     return { kind: 'op', op: (r) => { r[d] = new BufferResource(r[base], u64Number(r[nr]) % 4294967296); } };
   }
@@ -162,15 +184,15 @@ function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | und
       const codec = bufferCodec(inst.type, name);
       const rs = s(0);
       const vo = s(1);
-      const so = s(2);
-      return { kind: 'op', op: (r) => { r[d] = bufferLoad(m, r[rs], r[vo], r[so], codec, r[S_THREAD]); } };
+      checkNoSoffset(inst, 2, name);
+      return { kind: 'op', op: (r) => { r[d] = bufferLoad(m, r[rs], r[vo], codec, r[S_THREAD]); } };
     }
     const codec = bufferCodec(inst.args[0]!.type, name);
     const v = s(0);
     const rs = s(1);
     const vo = s(2);
-    const so = s(3);
-    return { kind: 'op', op: (r) => bufferStore(m, r[rs], r[vo], r[so], codec, r[v], r[S_THREAD]) };
+    checkNoSoffset(inst, 3, name);
+    return { kind: 'op', op: (r) => bufferStore(m, r[rs], r[vo], codec, r[v], r[S_THREAD]) };
   }
   if (name.startsWith('llvm.amdgcn.mfma.')) {
     const atom = ctx.target.atoms.find((a) => a.intrinsic === name);

@@ -1,12 +1,14 @@
-/** Global memory, buffers, LDS sizing and AMD raw-buffer range checking (isa-facts §2.3). */
+/** Global memory, buffers, LDS sizing, AMD raw-buffer range checking and buffer descriptors. */
 import { describe, expect, it } from 'vitest';
 import type { Builder } from '../builder.js';
 import { constInt, nullPtr } from '../constants.js';
 import type { Value } from '../ir.js';
+import { CDNA_BUFFER_FLAGS } from '../targets/amd.js';
 import { getTarget } from '../targets/index.js';
 import type { Target } from '../targets/target.js';
 import { array, f32, half, i16, i32, i64, i8, ptr, vec, voidT } from '../types.js';
 import type { Type } from '../types.js';
+import { cdnaRawBufferFlags } from './descriptor.js';
 import { interpret } from './index.js';
 
 const gfx950 = getTarget('gfx950');
@@ -144,6 +146,14 @@ describe('LDS across workgroups', () => {
   });
 });
 
+/**
+ * The partial-out-of-range rule, from LLVM's `llvm/docs/AMDGPUUsage.rst`, section "Relaxed Buffer
+ * OOB (Out Of Bounds) Mode" (llvm/llvm-project#134734): an access of more than 32 bits is
+ * range-checked for each 32-bit word independently (unsigned offset, saturating), so a dword that
+ * straddles num_records is out of range whole; AMD's gfx950 model in ROCm's rocjitsu
+ * (ROCm/rocm-systems#10928) checks dwordx2/3/4 per dword the same way and requires a shorter
+ * access to end within num_records.
+ */
 describe('AMD raw buffer range checking (per dword against num_records)', () => {
   /** out = buffer.load<T>(rsrc(x, numRecords), off); the buffer holds 1, 2, 3, ... as floats. */
   function load(type: Type, numRecords: number, off: number, x: Float32Array) {
@@ -175,6 +185,13 @@ describe('AMD raw buffer range checking (per dword against num_records)', () => 
     expect(Array.from(new Uint16Array(load(vec(4, half), 22, 16, x).buffer, 0, 4).slice(2))).toEqual([0, 0]);
   });
 
+  it("AMDGPUUsage's own example: an <8 x i8> load at offset 6 of an 8-byte buffer loads nothing", () => {
+    expect(Array.from(load(vec(8, i8), 8, 6, x).subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    const bytes = new Uint8Array(x.buffer);
+    // With 2 more bytes of range the first word (bytes 6..9) is in range, the second (10..13) is not.
+    expect(Array.from(load(vec(8, i8), 10, 6, x).subarray(0, 8))).toEqual([...bytes.subarray(6, 10), 0, 0, 0, 0]);
+  });
+
   it('sub-dword accesses are in range when offset + size <= num_records', () => {
     const bytes = new Uint8Array(x.buffer);
     expect(load(i16, 10, 8, x)[0]).toBe(bytes[8]);
@@ -202,17 +219,27 @@ describe('AMD raw buffer range checking (per dword against num_records)', () => 
     expect(Array.from(y)).toEqual([-1, -1, -1, -1, 1, 2, -1, -1]);
   });
 
-  it('num_records is taken modulo 2^32 (the descriptor holds 32 bits), and soffset is not range-checked', () => {
+  it('num_records is taken modulo 2^32 (the descriptor holds 32 bits)', () => {
     const m = oneThread(gfx950, [{ name: 'x', type: ptr(1) }, { name: 'out', type: ptr(1) }], (b) => {
       const rsrc = b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [b.arg('x'), constInt(i16, 0), constInt(i64, 2 ** 32 + 8), 0x27000]);
       const v0 = b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.f32', f32, [rsrc, 4, 0, 0]);
       const v1 = b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.f32', f32, [rsrc, 8, 0, 0]);
-      const v2 = b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.f32', f32, [rsrc, 4, 8, 0]);
-      [v0, v1, v2].forEach((v, i) => b.store(v, b.gep(f32, b.arg('out'), [i])));
+      [v0, v1].forEach((v, i) => b.store(v, b.gep(f32, b.arg('out'), [i])));
     });
-    const out = new Float32Array(3);
+    const out = new Float32Array(2);
     run1(gfx950, m, [x, out]);
-    expect(Array.from(out)).toEqual([2, 0, 4]);
+    expect(Array.from(out)).toEqual([2, 0]);
+  });
+
+  it('a non-zero soffset is refused (the hardware counts it in the range check; not modeled)', () => {
+    for (const store of [false, true]) {
+      const m = oneThread(gfx950, [{ name: 'x', type: ptr(1) }], (b) => {
+        const buf = gfx950.globalBuffer(b, b.arg('x'), b.i32(64));
+        if (store) b.intrinsic('llvm.amdgcn.raw.ptr.buffer.store.f32', voidT, [b.f32(1), buf.handle, 4, 8, 0]);
+        else b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.f32', f32, [buf.handle, 4, 8, 0]);
+      });
+      expect(() => run1(gfx950, m, [x])).toThrow(/soffset \(argument [23]\) must be the constant 0; gfx942\/gfx950 count soffset in the range check/);
+    }
   });
 
   it('a raw buffer access through something that is not a resource is an error, not zeros', () => {
@@ -228,6 +255,47 @@ describe('AMD raw buffer range checking (per dword against num_records)', () => 
       b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [b.arg('x'), constInt(i16, 16), constInt(i64, 64), 0x27000]);
     });
     expect(() => run1(gfx950, m, [x])).toThrow(/stride 16 \(only raw buffers, stride 0, are modeled\)/);
+  });
+});
+
+/**
+ * Word 3 of the buffer descriptor: the one value a raw CDNA buffer has, `(7 << 12) | (4 << 15)`
+ * (LLVM's `mlir/lib/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.cpp`, `makeBufferRsrc`, which also
+ * writes out the field layout; field names as Mesa's `S_008F0C_*`), and every other value refused
+ * with the field named.
+ */
+describe('AMD buffer descriptor word 3', () => {
+  const withFlags = (flags: Value | number) => oneThread(gfx950, [{ name: 'x', type: ptr(1) }], (b) => {
+    b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [b.arg('x'), constInt(i16, 0), constInt(i64, 64), flags]);
+  });
+  const run = (flags: number) => () => run1(gfx950, withFlags(flags), [new Float32Array(16)]);
+
+  it("is what the targets build: NUM_FORMAT 7 (float), DATA_FORMAT 4 (32), every other field 0", () => {
+    expect(CDNA_BUFFER_FLAGS).toBe(0x27000);
+    expect(cdnaRawBufferFlags()).toBe(CDNA_BUFFER_FLAGS);
+    expect(run(CDNA_BUFFER_FLAGS)).not.toThrow();
+  });
+
+  it.each([
+    ['DATA_FORMAT 0 (the invalid format)', 0x00007000, /DATA_FORMAT \(bits 15\.\.18\) is 0, a raw buffer on gfx950 needs 4/],
+    ["CK's gfx9 word, NUM_FORMAT 0", 0x00020000, /NUM_FORMAT \(bits 12\.\.14\) is 0, a raw buffer on gfx950 needs 7/],
+    ['ADD_TID_ENABLE', 0x00027000 | (1 << 23), /ADD_TID_ENABLE \(bits 23\.\.23\) is 1, .*needs 0 \(it adds thread id × stride to every address\)/],
+    ['INDEX_STRIDE 3', 0x00027000 | (3 << 21), /INDEX_STRIDE \(bits 21\.\.22\) is 3/],
+    ['DST_SEL_X..W = X, Y, Z, W (a format load\'s selects)', 0x00027000 | 4 | (5 << 3) | (6 << 6) | (7 << 9), /DST_SEL_X \(bits 0\.\.2\) is 4/],
+    ['the RDNA word (bit 24, OOB_SELECT 3)', 0x31027000, /bits 24\.\.27 \(reserved on CDNA; bit 27 NV\) \(bits 24\.\.27\) is 1/],
+    ['OOB_SELECT alone', 0x00027000 | (2 << 28), /bits 28\.\.29 \(OOB_SELECT on RDNA; none on CDNA\) \(bits 28\.\.29\) is 2/],
+    ['the nested-heap bit', 0x00027000 | (1 << 19), /bits 19\.\.20 .* is 1/],
+    ['TYPE 2', 0x00027000 | (2 << 30), /TYPE \(bits 30\.\.31\) is 2/],
+  ])('refuses %s, naming the field', (_, flags, why) => {
+    expect(run(flags)).toThrow(why);
+    expect(run(flags)).toThrow(/^buffer resource flags 0x[0-9a-f]{8}: .*the kernels build 0x00027000 \[at @k block %entry instruction #\d+ \(call @llvm\.amdgcn\.make\.buffer\.rsrc\.p8\.p1\)/);
+  });
+
+  it('refuses flags that are not a constant', () => {
+    const m = oneThread(gfx950, [{ name: 'x', type: ptr(1) }, { name: 'f', type: i32 }], (b) => {
+      b.intrinsic('llvm.amdgcn.make.buffer.rsrc.p8.p1', ptr(8), [b.arg('x'), constInt(i16, 0), constInt(i64, 64), b.arg('f')]);
+    });
+    expect(() => run1(gfx950, m, [new Float32Array(16), 0x27000])).toThrow(/argument 3 of @llvm\.amdgcn\.make\.buffer\.rsrc\.p8\.p1 must be a constant/);
   });
 });
 
