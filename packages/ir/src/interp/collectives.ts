@@ -2,7 +2,7 @@
  * Wave-collective operations: they run once every lane of a wave (warp) has arrived, reading
  * each lane's operands from its register file and writing each lane's result.
  * MFMA and mma.sync take their lane↔element layouts from the target's MMA atoms (one source of
- * truth with the kernels); ldmatrix and shuffles follow the PTX ISA (isa-facts §5.4).
+ * truth with the kernels); ldmatrix and shuffles follow the PTX ISA (warp-level matrix load `ldmatrix`, `shfl.sync`).
  */
 import type { MmaAtom } from '../targets/target.js';
 import { InterpretError } from './errors.js';

@@ -82,7 +82,7 @@ describe('sm_90 warp collectives', () => {
         const rows = Int32Array.from({ length: 32 }, (_, l) => (l * 13 + 5) % 64);
         const out = new Uint32Array(32 * count);
         interpret(m, 'k', { target: sm90, grid: [1, 1, 1], block: [32, 1, 1], args: [src, rows, out] });
-        // Matrix j row i comes from the address lane 8j+i gave; isa-facts §5.4.
+        // Matrix j row i comes from the address lane 8j+i gave (PTX ISA, ldmatrix).
         const M = (j: number, i: number, c: number) => src[rows[8 * j + i]! * 8 + c]!;
         for (let l = 0; l < 32; l++) {
           for (let j = 0; j < count; j++) {

@@ -1,8 +1,9 @@
 /**
  * Matrix atoms through the interpreter, checked against a plain matmul. The kernels here gather
- * their fragments with lane layouts written out by hand from ../shared/reference/isa-facts.md
- * (§1.3 MFMA, §5.3 mma.sync), never with the atoms' layout code, so a wrong layout in either the
- * targets or the interpreter makes these fail.
+ * their fragments with lane layouts written out by hand (MFMA: as AMD's Matrix Instruction
+ * Calculator prints them, see test-data/mfma-layouts; mma.sync: the PTX ISA's m16n8k16 fragment
+ * figures), never with the atoms' layout code, so a wrong layout in either the targets or the
+ * interpreter makes these fail.
  */
 import { describe, expect, it } from 'vitest';
 import type { Value } from '../ir.js';
@@ -15,12 +16,12 @@ import { bfloatToBits, halfToBits } from './numeric.js';
 
 type Layout = (lane: number, e: number) => readonly [number, number];
 
-// ---- isa-facts §1.3 (AMD wave64): lanes in groups of `mn`; `kpl` consecutive k per lane.
+// ---- AMD MFMA (wave64): lanes in groups of `mn`; `kpl` consecutive k per lane.
 const amdA = (mn: number, kpl: number): Layout => (l, e) => [l % mn, kpl * Math.floor(l / mn) + e];
 const amdB = (mn: number, kpl: number): Layout => (l, e) => [kpl * Math.floor(l / mn) + e, l % mn];
 const amdD16: Layout = (l, r) => [4 * (l >> 4) + r, l % 16];
 const amdD32: Layout = (l, r) => [8 * (r >> 2) + 4 * (l >> 5) + (r & 3), l % 32];
-// ---- isa-facts §5.3 (NVIDIA m16n8k16): g = lane>>2, t = lane&3; element e = register q = e>>1, half h = e&1.
+// ---- NVIDIA mma.sync m16n8k16 (PTX ISA): g = lane>>2, t = lane&3; element e = register q = e>>1, half h = e&1.
 const nvA: Layout = (l, e) => [(l >> 2) + 8 * ((e >> 1) & 1), 2 * (l & 3) + (e & 1) + 8 * (e >> 2)];
 const nvB: Layout = (l, e) => [2 * (l & 3) + (e & 1) + 8 * (e >> 1), l >> 2];
 const nvD: Layout = (l, i) => [(l >> 2) + 8 * (i >> 1), 2 * (l & 3) + (i & 1)];
@@ -139,7 +140,7 @@ function run(c: Case, layouts: { a: Layout; b: Layout; d: Layout }, seed: number
   return { got: Array.from(d), want };
 }
 
-describe('MMA atoms against a plain matmul (layouts from isa-facts, not from the atoms)', () => {
+describe('MMA atoms against a plain matmul (layouts written out by hand, not from the atoms)', () => {
   for (const c of CASES) {
     it(`${c.target} ${c.intrinsic}: D = A·B + C`, () => {
       const { got, want } = run(c, c, 1);
@@ -186,7 +187,7 @@ describe('MMA atoms against a plain matmul (layouts from isa-facts, not from the
   });
 });
 
-describe('sm_90 shared-memory pipeline: cp.async + ldmatrix + mma.sync (isa-facts §5.4 recipe)', () => {
+describe('sm_90 shared-memory pipeline: cp.async + ldmatrix + mma.sync (the PTX ldmatrix-to-mma recipe)', () => {
   it('A 16x16 row-major and Bt 8x16 staged by cp.async (zero-filled past the buffer), fragments by ldmatrix x4 / x2', () => {
     const t = getTarget('sm_90');
     const copyTo = t.asyncCopy!;
