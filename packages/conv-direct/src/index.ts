@@ -121,8 +121,33 @@ export { residency, type Residency } from './residency.js';
 export { PlanError } from './plan-error.js';
 export { balancedChunks, MAX_PLAN_LAUNCHES, plan, type Launch, type LaunchPlan, type PlanOptions, type ReduceStep } from './plan.js';
 export { chooseReduceHelper, launchSequence, type LaunchSequence, type LaunchSequenceOptions, type SequencedLaunch } from './launches.js';
-export { MEASURED_SPLIT_RULES, TARGET_WAVES, chooseSplits, defaultSplitWaves, splitOptions, type SplitChoice, type SplitOption, type SplitRule } from './split-plan.js';
-export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-plan.js';
+export {
+  DEFAULT_PROBLEMS,
+  DEFAULT_SHAPE_CAP,
+  SPLIT_C_MAX_PIXELS,
+  benchVariants,
+  capShares,
+  orderByAtomShares,
+  retypeProblems,
+  selectProblemSpecs,
+  type NamedProblem,
+  type SelectOptions,
+  type ShapeSelection,
+  type VariantSelection,
+} from './selection.js';
+export {
+  MAX_SPLIT_TRIALS,
+  SPLIT_TRIAL_WINDOW,
+  UNSWIZZLED_WGMMA_FACTOR,
+  fragmentLoadsPerMma,
+  orderCandidates,
+  scoreCandidate,
+  splitTrials,
+  type CandidateScore,
+  type OrderOptions,
+} from './ranking.js';
+export { MEASURED_SPLIT_RULES, TARGET_WAVES, chooseSplits, defaultSplitWaves, splitOptions, type SplitChoice, type SplitOption, type SplitRule } from './split-chooser.js';
+export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-chooser.js';
 export {
   ConvKernelError,
   SENTINEL_OFFSET,

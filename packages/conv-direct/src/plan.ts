@@ -8,7 +8,7 @@ import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { checkProblem, problemGeometry, problemLabel, type Dtype, type Problem } from './problem.js';
 import { kernelName, specGeometry, type Spec, type Variant } from './spec.js';
-import { chooseSplits, defaultSplitWaves } from './split-plan.js';
+import { chooseSplits, defaultSplitWaves } from './split-chooser.js';
 import { MAX_GRID, MAX_TENSOR_BYTES, type TargetName } from './targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 

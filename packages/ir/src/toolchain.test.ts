@@ -7,7 +7,7 @@ import { printModule } from './printer.js';
 import { gfx942, gfx950, sm_90 } from './targets/index.js';
 import type { Target } from './targets/target.js';
 import { axpyKernel, ldsReverseKernel, mmaKernel } from './test-kernels.js';
-import { ToolError, ToolchainError, compile, disassemble, findToolchain, verify } from './toolchain.js';
+import { ToolError, ToolchainError, compile, disassemble, findToolchain, toolchainFingerprint, verify } from './toolchain.js';
 import { array, f32, i8, ptr } from './types.js';
 import { zero } from './constants.js';
 
@@ -18,6 +18,28 @@ const instructions = (asm: string) => asm.split('\n').filter((l) => /^\s/.test(l
 const isElf = (b: Uint8Array | undefined) => !!b && b[0] === 0x7f && b[1] === 0x45 && b[2] === 0x4c && b[3] === 0x46;
 
 describe('toolchain', () => {
+  it('compile() kills a tool past its timeout and stops on an abort signal, rejecting with ToolError', async () => {
+    const text = printModule(axpyKernel(gfx950));
+    const slow = await compile(text, gfx950, { timeoutMs: 1 }).catch((e: unknown) => e);
+    expect(slow).toBeInstanceOf(ToolError);
+    expect((slow as ToolError).message).toMatch(/killed by SIGKILL \(timeout 1 ms\)/);
+    const controller = new AbortController();
+    const pending = compile(text, gfx950, { signal: controller.signal }).catch((e: unknown) => e);
+    controller.abort(new Error('stop'));
+    const stopped = await pending;
+    expect(stopped instanceof ToolError || (stopped as Error).message === 'stop').toBe(true);
+    await expect(compile(text, gfx950, { signal: controller.signal })).rejects.toThrow('stop');
+    // Without limits the same text compiles.
+    expect((await compile(text, gfx950)).vendor).toBe('amd');
+  });
+
+  it('fingerprints the tools compile() runs: the LLVM version, and ptxas for NVIDIA', async () => {
+    expect(await toolchainFingerprint('amd')).toMatch(/LLVM version \d+/);
+    const nv = await toolchainFingerprint('nvidia');
+    expect(nv).toMatch(/LLVM version/);
+    expect(nv).toMatch(findToolchain().ptxas ? /release/ : /no ptxas/);
+  });
+
   it('finds LLVM >= 20 (22 here) with every tool', () => {
     expect(tc.major).toBeGreaterThanOrEqual(20);
     expect(tc.llc).toMatch(/llc/);

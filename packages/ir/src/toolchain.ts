@@ -120,14 +120,27 @@ export function findToolchain(env: NodeJS.ProcessEnv = process.env, options: { i
   throw new ToolchainError(`no LLVM >= ${MIN_MAJOR} found (set ROCKE_LLVM_DIR). Tried:\n  ${tried.join('\n  ')}`);
 }
 
-function run(cmd: string, args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string }> {
+/** Limits of one tool run: a timeout (the tool is killed, SIGKILL) and an abort signal. */
+interface RunLimits {
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+function run(cmd: string, args: readonly string[], input?: string, limits: RunLimits = {}): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(cmd, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) {
-        const code = typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : null;
-        reject(new ToolError([cmd, ...args], stderr || err.message, code));
-      } else resolve({ stdout, stderr });
-    });
+    const child = execFile(
+      cmd,
+      args,
+      { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', killSignal: 'SIGKILL', ...(limits.timeoutMs ? { timeout: limits.timeoutMs } : {}), ...(limits.signal ? { signal: limits.signal } : {}) },
+      (err, stdout, stderr) => {
+        if (err) {
+          const e = err as { code?: unknown; signal?: unknown; killed?: boolean; name?: string };
+          const code = typeof e.code === 'number' ? e.code : null;
+          const why = e.name === 'AbortError' ? 'aborted' : e.killed || typeof e.signal === 'string' ? `killed by ${String(e.signal ?? 'SIGKILL')}${limits.timeoutMs ? ` (timeout ${limits.timeoutMs} ms)` : ''}` : '';
+          reject(new ToolError([cmd, ...args], why ? `${why}${stderr ? `\n${stderr}` : ''}` : stderr || err.message, code));
+        } else resolve({ stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -152,6 +165,12 @@ export interface CompileOptions {
   readonly optLevel?: 0 | 1 | 2 | 3;
   /** NVIDIA: run ptxas when available (default true). */
   readonly ptxas?: boolean;
+  /** NVIDIA: run ptxas with `-v` and return its report as `ptxasLog` (default true; the cubin records the flag). */
+  readonly ptxasVerbose?: boolean;
+  /** Kill a tool that runs longer than this (default: no limit); the compile rejects with ToolError. */
+  readonly timeoutMs?: number;
+  /** Aborting kills the running tool; the compile rejects with ToolError. */
+  readonly signal?: AbortSignal;
 }
 
 /** An AMD code object (`.hsaco`, ELF shared object). */
@@ -183,26 +202,43 @@ export async function compile(text: string, target: Target, options: CompileOpti
   checkFlavor(target, tc);
   // opt and llc take the same target flags.
   const targetFlags = [`-mtriple=${target.triple}`, `-mcpu=${target.cpu}`, ...(target.features ? [`-mattr=${target.features}`] : [])];
+  const limits: RunLimits = { timeoutMs: options.timeoutMs, signal: options.signal };
+  const tool = (cmd: string, args: readonly string[]) => run(cmd, args, undefined, limits);
+  options.signal?.throwIfAborted();
   return withTempDir(async (dir) => {
     const ll = join(dir, 'kernel.ll');
     const bc = join(dir, 'kernel.opt.bc');
     writeFileSync(ll, text);
-    await run(tc.opt, [`-O${options.optLevel ?? 3}`, ...targetFlags, ll, '-o', bc]);
+    await tool(tc.opt, [`-O${options.optLevel ?? 3}`, ...targetFlags, ll, '-o', bc]);
     if (target.vendor === 'amd') {
       const obj = join(dir, 'kernel.o');
       const hsaco = join(dir, 'kernel.hsaco');
-      await run(tc.llc, [...targetFlags, '-filetype=obj', bc, '-o', obj]);
-      await run(tc.ldLld, ['-shared', obj, '-o', hsaco]);
+      await tool(tc.llc, [...targetFlags, '-filetype=obj', bc, '-o', obj]);
+      await tool(tc.ldLld, ['-shared', obj, '-o', hsaco]);
       return { vendor: 'amd', target: target.name, object: new Uint8Array(readFileSync(hsaco)) };
     }
     const ptxPath = join(dir, 'kernel.ptx');
-    await run(tc.llc, [...targetFlags, bc, '-o', ptxPath]);
+    await tool(tc.llc, [...targetFlags, bc, '-o', ptxPath]);
     const ptx = readFileSync(ptxPath, 'utf8');
     if (options.ptxas === false || !tc.ptxas) return { vendor: 'nvidia', target: target.name, ptx, cubin: undefined, ptxasLog: undefined };
     const cubinPath = join(dir, 'kernel.cubin');
-    const { stdout, stderr } = await run(tc.ptxas, ['-v', `-arch=${target.cpu}`, ptxPath, '-o', cubinPath]);
-    return { vendor: 'nvidia', target: target.name, ptx, cubin: new Uint8Array(readFileSync(cubinPath)), ptxasLog: `${stdout}${stderr}` };
+    const verbose = options.ptxasVerbose !== false;
+    const { stdout, stderr } = await tool(tc.ptxas, [...(verbose ? ['-v'] : []), `-arch=${target.cpu}`, ptxPath, '-o', cubinPath]);
+    return { vendor: 'nvidia', target: target.name, ptx, cubin: new Uint8Array(readFileSync(cubinPath)), ptxasLog: verbose ? `${stdout}${stderr}` : undefined };
   });
+}
+
+/**
+ * Names the exact tools `compile()` uses for a vendor: llc's LLVM version line, and for NVIDIA
+ * ptxas's release line (or that there is no ptxas and the output is PTX). A cache keyed by it
+ * rebuilds what another toolchain built.
+ */
+export async function toolchainFingerprint(vendor: 'amd' | 'nvidia', toolchain: Toolchain = findToolchain()): Promise<string> {
+  const line = (text: string, pattern: RegExp) => (text.split('\n').find((l) => pattern.test(l)) ?? text.split('\n')[0] ?? '').trim();
+  const llc = line((await run(toolchain.llc, ['--version'], undefined, { timeoutMs: 30_000 })).stdout, /LLVM version/);
+  if (vendor !== 'nvidia' || !toolchain.ptxas) return `${llc}${vendor === 'nvidia' ? '; no ptxas (PTX)' : ''}`;
+  const ptxas = line((await run(toolchain.ptxas, ['--version'], undefined, { timeoutMs: 30_000 })).stdout, /release/);
+  return `${llc}; ${ptxas}`;
 }
 
 /** Disassembles an AMD code object with llvm-objdump (`-d --mcpu=<target>`). */

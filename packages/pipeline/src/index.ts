@@ -41,17 +41,7 @@ export { elfPrunePruner, specWavesPerEu, twinKeyOf } from './compile/elf-prune-p
 export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from './compile/families/axpy.js';
 export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './compile/families/split-reduce.js';
 export { BUILDABLE_VARIANTS, CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, type ConvDirectFamilyOptions } from './compile/families/conv-direct.js';
-export {
-  DEFAULT_PROBLEMS,
-  DEFAULT_SHAPE_CAP,
-  problemSetFamily,
-  retypeProblems,
-  selectProblemSpecs,
-  type NamedProblem,
-  type SelectOptions,
-  type ShapeSelection,
-  type VariantSelection,
-} from './select/problem-set.js';
+export { problemSetFamily } from './compile/families/conv-direct.js';
 export { formatKeptKernels, keptKernelRows, type KeptKernelRow } from './compile/kept-kernels.js';
 export { runPool } from './pool.js';
 export {

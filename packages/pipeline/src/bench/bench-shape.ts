@@ -1,11 +1,11 @@
 import { chooseReduceHelper, launchSequence, parseProblem, parseSpec, problemGeometry, type LaunchSequence, type Problem, type Spec } from '@rocke/conv-direct';
+import { splitTrials } from '@rocke/conv-direct';
 import { GpuRuntimeError, type Device, type KernelFunction, type Module } from '@rocke/hip-runtime';
 import { randomTensor } from '@rocke/reference';
 import type { KernelCache } from '../cache/cache.js';
 import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type PlanTiming, type ReadyPlan, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
 import { evenlySpaced, referenceCheck, type ReferenceCheck } from './reference-check.js';
-import { splitTrials } from '../select/select.js';
 
 /** Verification outcome of one candidate. */
 export interface VerifyResult {

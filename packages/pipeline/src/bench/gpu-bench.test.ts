@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { splitTrials } from '@rocke/conv-direct';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,6 @@ import { GRAPH_WARM_REPLAYS } from './execute.js';
 import { gpuBench, gpuRunConv } from './gpu-bench.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
-import { splitTrials } from '../select/select.js';
 
 const PROBLEM: Problem = { N: 2, H: 6, W: 6, C: 32, K: 16, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BAKED = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dtype: 'bf16' as const };

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { benchVariants, capShares, orderByAtomShares } from '@rocke/conv-direct';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,8 +16,7 @@ import { formatTable } from '../table.js';
 import { benchShape, type ShapeBenchOptions, type ShapeResult } from './bench-shape.js';
 import { findCudnnScript, runCudnnBaseline, suiteShape, type SuiteShape } from './cudnn.js';
 import { parseBenchManifest, readBenchManifest, type BenchManifest, type ManifestShape } from './manifest.js';
-import { benchVariants, DEFAULT_PREP_CAP } from './prep.js';
-import { capShares, orderByAtomShares } from '../select/problem-set.js';
+import { DEFAULT_PREP_CAP } from './prep.js';
 
 /** Options of {@link gpuBench} and {@link gpuRunConv} beyond the CLI request. */
 export interface GpuBenchOptions {

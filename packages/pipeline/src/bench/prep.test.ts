@@ -3,16 +3,30 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseSplits, kernelName, problemCandidates, spillFilter, splitOptions, type Problem } from '@rocke/conv-direct';
+import {
+  benchVariants,
+  chooseSplits,
+  fragmentLoadsPerMma,
+  kernelName,
+  MAX_SPLIT_TRIALS,
+  orderCandidates,
+  problemCandidates,
+  scoreCandidate,
+  selectProblemSpecs,
+  spillFilter,
+  SPLIT_TRIAL_WINDOW,
+  splitOptions,
+  splitTrials,
+  UNSWIZZLED_WGMMA_FACTOR,
+  type Problem,
+} from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import { sha256Hex } from '../hash.js';
 import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
-import { benchPrep, benchVariants } from './prep.js';
-import { selectProblemSpecs } from '../select/problem-set.js';
-import { fragmentLoadsPerMma, MAX_SPLIT_TRIALS, orderCandidates, scoreCandidate, SPLIT_TRIAL_WINDOW, splitTrials, UNSWIZZLED_WGMMA_FACTOR } from '../select/select.js';
+import { benchPrep } from './prep.js';
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };

@@ -1,4 +1,5 @@
 import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
+import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '@rocke/conv-direct';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
@@ -11,9 +12,7 @@ import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '../compile/families/spl
 import type { JsonValue } from '../hash.js';
 import type { KernelCompiler, TargetName } from '../compile/llvm-toolchain.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest, type ManifestCandidate, type ManifestHelper, type ManifestShape } from './manifest.js';
-import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '../select/problem-set.js';
 
-export { benchVariants, SPLIT_C_MAX_PIXELS } from '../select/problem-set.js';
 
 /** Default cap of candidates per shape: the bench times at most this many per shape anyway. */
 export const DEFAULT_PREP_CAP = DEFAULT_SHAPE_CAP;

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { DEFAULT_PROBLEMS } from '@rocke/conv-direct';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,6 @@ import { axpyFamily } from '../compile/families/axpy.js';
 import { convDirectFamily } from '../compile/families/conv-direct.js';
 import { LlvmToolchain } from '../compile/llvm-toolchain.js';
 import { readNpy, writeNpy } from '../npy.js';
-import { DEFAULT_PROBLEMS } from '../select/problem-set.js';
 import { bundleForNode } from '../testing/bundle.js';
 import { cliHarness } from '../testing/cli-harness.js';
 

@@ -1,4 +1,6 @@
 import { problemLabel, type Dtype } from '@rocke/conv-direct';
+import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, type NamedProblem, type ShapeSelection } from '@rocke/conv-direct';
+import { problemSetFamily } from '../compile/families/conv-direct.js';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -13,7 +15,6 @@ import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
 import { problemFromValues, PROBLEM_OPTIONS, PROBLEM_USAGE } from './problem-input.js';
-import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, problemSetFamily, retypeProblems, type NamedProblem, type ShapeSelection } from '../select/problem-set.js';
 import { compileProgress } from './progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
 import { readSuite } from './bench-command.js';

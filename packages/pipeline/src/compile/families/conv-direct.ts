@@ -1,4 +1,4 @@
-import { aotCandidates, buildConvKernel, DTYPES, parseSpec, specGeometry, TARGET_NAMES, VARIANTS, VERSION as CONV_DIRECT_VERSION, type Dtype, type Spec, type Variant } from '@rocke/conv-direct';
+import { aotCandidates, buildConvKernel, DTYPES, kernelName, parseSpec, selectProblemSpecs, specGeometry, TARGET_NAMES, VARIANTS, VERSION as CONV_DIRECT_VERSION, type Dtype, type NamedProblem, type SelectOptions, type ShapeSelection, type Spec, type Variant } from '@rocke/conv-direct';
 import { getTarget, printModule, VERSION as IR_VERSION } from '@rocke/ir';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../../hash.js';
@@ -75,4 +75,40 @@ export function describeConvSpec(spec: JsonValue): string {
   ]
     .filter(Boolean)
     .join(' ');
+}
+
+/**
+ * A problem set as conv-direct's compile-all family (`direct_fwd`): per target the union of
+ * {@link selectProblemSpecs} over the shapes (a spec two shapes share is one entry). The same cache
+ * identities as the AOT family's, so entries are shared with `--grid aot` runs and bench-prep.
+ * `selections(target)` returns what was selected (computed once per target).
+ */
+export function problemSetFamily(problems: readonly NamedProblem[], options: SelectOptions = {}): { family: Family; selections(target: TargetName): ShapeSelection[] } {
+  const memo = new Map<TargetName, ShapeSelection[]>();
+  const selections = (target: TargetName): ShapeSelection[] => {
+    let s = memo.get(target);
+    if (!s) {
+      s = selectProblemSpecs(problems, target, options);
+      memo.set(target, s);
+    }
+    return s;
+  };
+  const grid = (target: TargetName, dtype: Dtype, variant: Variant): Spec[] => {
+    const seen = new Set<string>();
+    const out: Spec[] = [];
+    for (const shape of selections(target)) {
+      for (const v of shape.variants) {
+        if (v.variant !== variant) continue;
+        for (const spec of v.specs) {
+          if (spec.dtype !== dtype) continue;
+          const name = kernelName(spec);
+          if (seen.has(name)) continue;
+          seen.add(name);
+          out.push(spec);
+        }
+      }
+    }
+    return out;
+  };
+  return { family: convDirectFamily({ grid }), selections };
 }

@@ -1,23 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { kernelName, problemCandidates, spillReason, validate, type Spec } from '@rocke/conv-direct';
-import { orderCandidates } from './select.js';
 import { describe, expect, it } from 'vitest';
-import { readSuite } from '../cli/bench-command.js';
-import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, problemSetFamily, retypeProblems, selectProblemSpecs } from './problem-set.js';
+import { problemCandidates } from './candidates.js';
+import { parseProblem } from './problem.js';
+import { orderCandidates } from './ranking.js';
+import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, selectProblemSpecs } from './selection.js';
+import { kernelName, type Spec } from './spec.js';
+import { spillReason } from './spill.js';
+import { validate } from './validate.js';
 
-const publicSuite = readSuite(readFileSync(join(import.meta.dirname, '..', '..', 'device', 'public.json'), 'utf8'));
+/** sm_8x8_1280 of the public suite: N 4, 8x8, C = K = 1280. */
+const SM_8X8_1280 = (() => {
+  const r = parseProblem({ N: 4, H: 8, W: 8, C: 1280, K: 1280, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' });
+  if (!r.ok) throw new Error(r.reason);
+  return { name: 'sm_8x8_1280', cls: 'small-map', problem: r.problem };
+})();
 
-describe('built-in problem set', () => {
-  it('is one small-map, one grouped and one dense shape of the public suite, same names and problems', () => {
-    expect(DEFAULT_PROBLEMS.map((p) => [p.name, p.cls])).toEqual([
-      ['sm_14x14_1024', 'small-map'],
-      ['g_28_c512_g32', 'grouped'],
-      ['d_14_c256', 'dense'],
-    ]);
-    for (const p of DEFAULT_PROBLEMS) expect(publicSuite.find((s) => s.name === p.name)).toEqual(p);
-  });
-
+describe('DEFAULT_PROBLEMS', () => {
   it('re-types to other dtypes, keeping the set own dtype unrenamed', () => {
     const both = retypeProblems(DEFAULT_PROBLEMS, ['bf16', 'fp16']);
     expect(both.map((p) => `${p.name}:${p.problem.dtype}`)).toEqual([
@@ -116,29 +113,10 @@ describe('selectProblemSpecs: one share per MMA atom', () => {
   });
 });
 
-describe('problemSetFamily', () => {
-  it('is the direct_fwd family over the union of the shapes selections, each spec once', () => {
-    const set = problemSetFamily(DEFAULT_PROBLEMS, { cap: 8 });
-    expect(set.family.name).toBe('direct_fwd');
-    const cands = set.family.candidates('gfx950');
-    const union = new Map<string, Spec>();
-    for (const s of set.selections('gfx950')) for (const v of s.variants) for (const spec of v.specs) union.set(kernelName(spec), spec);
-    const names = cands.map((c) => kernelName(c.spec as unknown as Spec));
-    expect(new Set(names).size).toBe(names.length);
-    expect(new Set(names)).toEqual(new Set(union.keys()));
-    // sm_14x14_1024 and d_14_c256 both have Wo = 14, so they share tile widths and many specs.
-    expect(names.length).toBeLessThan(3 * 8);
-    expect(set.selections('gfx950')).toBe(set.selections('gfx950'));
-    const k = set.family.build(cands[0]!, 'gfx950', 'llvm22');
-    expect(k.kernelName).toBe(names[0]);
-    expect(set.family.describe?.(cands[0]!.spec)).toMatch(/^\d+x\d+x\d+ ck\d+ w\dx\d/);
-  });
-});
-
 describe('selectProblemSpecs: tile_n candidates', () => {
   it('sends multi-image tiles of sm_8x8_1280 (N 4, 8x8) to the H200 bench, mma.sync and wgmma, each scored with its image padding', () => {
-    const shape = publicSuite.find((s) => s.name === 'sm_8x8_1280')!;
-    const [sel] = selectProblemSpecs([{ ...shape, cls: shape.cls ?? null }], 'sm_90');
+    const shape = SM_8X8_1280;
+    const [sel] = selectProblemSpecs([shape], 'sm_90');
     const tiled = (v: string) => sel!.variants.find((x) => x.variant === v)!.specs.filter((s) => s.tile_n > 1);
     // split_c gets both degrees; dense at least tile_n 2 (tile_n 4 leaves 40 workgroups for 132 SMs).
     expect(new Set(tiled('split_c').map((s) => s.tile_n))).toEqual(new Set([2, 4]));

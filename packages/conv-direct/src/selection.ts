@@ -1,8 +1,13 @@
-import { kernelName, parseProblem, problemCandidates, problemGeometry, spillFilter, type Dtype, type Problem, type Spec, type Variant } from '@rocke/conv-direct';
-import type { Family } from '../compile/family.js';
-import { convDirectFamily } from '../compile/families/conv-direct.js';
-import { orderCandidates } from './select.js';
-import type { TargetName } from '../compile/llvm-toolchain.js';
+/**
+ * Which kernels a problem set needs on a target: the variants apt for each shape, their valid and
+ * likely non-spilling candidates, in bench order, under a per-shape cap shared by variant and MMA atom.
+ */
+import { problemCandidates } from './candidates.js';
+import { parseProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
+import { orderCandidates } from './ranking.js';
+import type { Spec, Variant } from './spec.js';
+import { spillFilter } from './spill.js';
+import type { TargetName } from './targets.js';
 
 /** A problem with the name and class it is reported under (the shape of a suite entry). */
 export interface NamedProblem {
@@ -20,8 +25,8 @@ function named(name: string, cls: string, fields: Omit<Problem, keyof typeof SAM
 }
 
 /**
- * The built-in problem set of `rocke compile-all` (the README's main job): one shape per class of
- * the public suite (device/public.json, same names), bf16, 3×3 "same" padding, stride 1:
+ * A small default problem set (the `rocke` CLI's built-in one): one shape per class of the public
+ * suite (packages/pipeline/device/public.json, same names), bf16, 3×3 "same" padding, stride 1:
  * - `sm_14x14_1024` small-map: N1 14×14 C=K=1024 (dense and split_c candidates);
  * - `g_28_c512_g32` grouped: N8 28×28 C=K=512, 32 groups (grouped candidates);
  * - `d_14_c256` dense: N32 14×14 C=K=256 (dense, and split_c: its map is small too).
@@ -33,8 +38,8 @@ export const DEFAULT_PROBLEMS: readonly NamedProblem[] = [
 ];
 
 /**
- * Default candidates per shape and target: bench-prep's cap, so a problem set compiles exactly
- * what `rocke bench` would time for it (and both share the cache entries).
+ * Default candidates per shape and target (the bench's cap too, so a problem set compiles exactly
+ * what the bench would time for it, and both share the cache entries).
  */
 export const DEFAULT_SHAPE_CAP = 40;
 
@@ -91,7 +96,6 @@ export interface SelectOptions {
   variants?: readonly string[];
 }
 
-/** Splits `cap` over `n` variants: equal shares, the remainder to the first ones. */
 /** `cap` split into `n` near-equal shares, the larger ones first (7 over 2: [4, 3]). */
 export function capShares(cap: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.floor(cap / n) + (i < cap % n ? 1 : 0));
@@ -110,10 +114,10 @@ export function orderByAtomShares(specs: readonly Spec[], problem: Problem, cap:
 }
 
 /**
- * The kernels a problem set needs on one target, per shape: the variants apt for it (bench-prep's
- * `benchVariants`: grouped for groups > 1, else dense, plus split_c on maps up to 16×16), each
+ * The kernels a problem set needs on one target, per shape: the variants apt for it
+ * ({@link benchVariants}: grouped for groups > 1, else dense, plus split_c on maps up to 16×16), each
  * variant's valid candidates from conv-direct's `problemCandidates`, minus likely spillers
- * (`spillFilter`), ordered by bench-prep's `orderCandidates` (host-side score, then tile volume,
+ * (`spillFilter`), ordered by `orderCandidates` (host-side score, then tile volume,
  * then name) and cut to the variant's share of `cap`. Deterministic: same input, same specs.
  */
 export function selectProblemSpecs(problems: readonly NamedProblem[], target: TargetName, options: SelectOptions = {}): ShapeSelection[] {
@@ -140,40 +144,4 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     });
     return { name, cls, problem, target, cap, variants, notes };
   });
-}
-
-/**
- * A problem set as conv-direct's compile-all family (`direct_fwd`): per target the union of
- * {@link selectProblemSpecs} over the shapes (a spec two shapes share is one entry). The same cache
- * identities as the AOT family's, so entries are shared with `--grid aot` runs and bench-prep.
- * `selections(target)` returns what was selected (computed once per target).
- */
-export function problemSetFamily(problems: readonly NamedProblem[], options: SelectOptions = {}): { family: Family; selections(target: TargetName): ShapeSelection[] } {
-  const memo = new Map<TargetName, ShapeSelection[]>();
-  const selections = (target: TargetName): ShapeSelection[] => {
-    let s = memo.get(target);
-    if (!s) {
-      s = selectProblemSpecs(problems, target, options);
-      memo.set(target, s);
-    }
-    return s;
-  };
-  const grid = (target: TargetName, dtype: Dtype, variant: Variant): Spec[] => {
-    const seen = new Set<string>();
-    const out: Spec[] = [];
-    for (const shape of selections(target)) {
-      for (const v of shape.variants) {
-        if (v.variant !== variant) continue;
-        for (const spec of v.specs) {
-          if (spec.dtype !== dtype) continue;
-          const name = kernelName(spec);
-          if (seen.has(name)) continue;
-          seen.add(name);
-          out.push(spec);
-        }
-      }
-    }
-    return out;
-  };
-  return { family: convDirectFamily({ grid }), selections };
 }

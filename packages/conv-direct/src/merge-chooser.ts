@@ -21,7 +21,7 @@ import type { Spec } from './spec.js';
 import { ATOMS } from './targets.js';
 import { GROUP_MERGE_CHOICES } from './candidates.js';
 import { validate } from './validate.js';
-import { TARGET_WAVES } from './split-plan.js';
+import { TARGET_WAVES } from './split-chooser.js';
 
 /** The cost model's terms for one merge degree. */
 export interface MergeRow {

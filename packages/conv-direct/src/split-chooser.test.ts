@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSplits, defaultSplitWaves, MEASURED_SPLIT_RULES, splitOptions, TARGET_WAVES } from './split-plan.js';
+import { chooseSplits, defaultSplitWaves, MEASURED_SPLIT_RULES, splitOptions, TARGET_WAVES } from './split-chooser.js';
 import { PlanError } from './plan-error.js';
 import { residency } from './residency.js';
 import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';

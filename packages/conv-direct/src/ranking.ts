@@ -1,4 +1,14 @@
-import { chooseSplits, isWarpgroupAtom, kernelName, launchGrid, mergeRow, outputExtent, specGeometry, spillFilter, splitOptions, TARGETS, wgmmaLds, type Problem, type Spec } from '@rocke/conv-direct';
+/**
+ * The bench order of one problem's candidates: a host-side score (tile padding waste, grid fill),
+ * tie-breaks, a cap that spans tile shapes, and the split counts worth timing for split_c.
+ */
+import { launchGrid } from './grid.js';
+import { mergeRow } from './merge-chooser.js';
+import { outputExtent, type Problem } from './problem.js';
+import { kernelName, specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { spillFilter } from './spill.js';
+import { chooseSplits, splitOptions } from './split-chooser.js';
+import { isWarpgroupAtom, TARGETS } from './targets.js';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
 export interface CandidateScore {

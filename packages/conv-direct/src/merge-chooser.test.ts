@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseGroupMerge, mergeRow, rankGroupedSpecs } from './merge-plan.js';
+import { chooseGroupMerge, mergeRow, rankGroupedSpecs } from './merge-chooser.js';
 import { PlanError } from './plan-error.js';
 import { residency } from './residency.js';
 import { launchGrid } from './grid.js';
