@@ -1,4 +1,6 @@
-// Shared tsup settings: every package ships ESM + CJS + .d.ts from src/index.ts.
+// Shared tsup settings: every package ships ESM + CJS + .d.ts from src/index.ts. No source maps:
+// the output is not minified (stack traces read as is), and maps would point at src/, which is
+// not published.
 import { readFileSync } from 'node:fs';
 
 /** @param {string} packageDir @param {Partial<import('tsup').Options>} [extra] */
@@ -8,7 +10,7 @@ export function packageConfig(packageDir, extra = {}) {
     entry: ['src/index.ts'],
     format: ['esm', 'cjs'],
     dts: { compilerOptions: { customConditions: [] } },
-    sourcemap: true,
+    sourcemap: false,
     clean: true,
     target: 'node20',
     platform: 'node',

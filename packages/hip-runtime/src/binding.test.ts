@@ -29,9 +29,13 @@ describe('libraryCandidates', () => {
 });
 
 describe('the compiled addon', () => {
-  it('builds into build/Release and loads with the expected ABI and functions', () => {
-    expect(addonCandidates()[0]).toBe(join(packageRoot, 'build', 'Release', 'rocke_hip_runtime.node'));
-    expect(existsSync(addonCandidates()[0]!)).toBe(true);
+  it('is looked for in build/Release, build/Debug, then the prebuild, and loads with the expected ABI and functions', () => {
+    expect(addonCandidates()).toEqual([
+      join(packageRoot, 'build', 'Release', 'rocke_hip_runtime.node'),
+      join(packageRoot, 'build', 'Debug', 'rocke_hip_runtime.node'),
+      join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`, '@rocke+hip-runtime.glibc.node'),
+    ]);
+    expect(addonCandidates().some((path) => existsSync(path))).toBe(true);
     const binding = getBinding();
     expect(binding.abiVersion).toBe(NATIVE_ABI_VERSION);
     for (const name of ['load', 'deviceCount', 'openDevice', 'alloc', 'copyToDevice', 'loadModule', 'getFunction', 'launch', 'createEvent', 'elapsedMs']) {
@@ -71,6 +75,9 @@ describe('the compiled addon', () => {
     }
     expect(error).toBeInstanceOf(RuntimeUnavailableError);
     expect((error as Error).message).toContain('/nonexistent/rocke_hip_runtime.node: Cannot find module');
+    // The way out names the package a user installed, not a path inside this repository.
+    expect((error as Error).message).toContain('npm rebuild @rocke/hip-runtime');
+    expect((error as Error).message).not.toMatch(/packages\//);
     expect(probeRuntime({ binding: '/nonexistent/rocke_hip_runtime.node' })).toMatchObject({ available: false, attempts: [{ backend: 'addon' }] });
   });
 });

@@ -109,6 +109,9 @@ export const NATIVE_ABI_VERSION = 2;
 /** File name of the compiled addon (binding.gyp's target_name). */
 export const ADDON_FILE = 'rocke_hip_runtime.node';
 
+/** File name of the prebuilt addon inside prebuilds/<platform>-<arch>/ (prebuildify's naming, read by node-gyp-build at install). */
+export const PREBUILD_FILE = '@rocke+hip-runtime.glibc.node';
+
 /** Environment variable naming an explicit library path for each backend. */
 export const LIBRARY_ENV: Readonly<Record<BackendName, string>> = Object.freeze({
   hip: 'ROCKE_HIP_LIB',
@@ -128,12 +131,19 @@ export function libraryCandidates(backend: BackendName, env: Readonly<Record<str
   return [...fromEnv, 'libcuda.so.1', 'libcuda.so'];
 }
 
-/** Where the compiled addon is looked for: build/Release, then build/Debug, under the package. */
+/**
+ * Where the compiled addon is looked for, in node-gyp-build's order: a local build
+ * (build/Release, build/Debug: a source build at install, or a developer's), then the prebuild
+ * the package ships for this platform.
+ */
 export function addonCandidates(): string[] {
   // src/*.ts (tests) and dist/index.* (built) both sit one level below the package root.
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const root = join(here, '..');
-  return [join(root, 'build', 'Release', ADDON_FILE), join(root, 'build', 'Debug', ADDON_FILE)];
+  const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+  return [
+    join(root, 'build', 'Release', ADDON_FILE),
+    join(root, 'build', 'Debug', ADDON_FILE),
+    join(root, 'prebuilds', `${process.platform}-${process.arch}`, PREBUILD_FILE),
+  ];
 }
 
 let defaultBinding: NativeBinding | undefined;
@@ -144,7 +154,7 @@ function requireAddon(path: string): NativeBinding {
     throw new Error('it loaded, but it is not the @rocke/hip-runtime addon (no abiVersion or launch export)');
   }
   if (required.abiVersion !== NATIVE_ABI_VERSION) {
-    throw new Error(`it has ABI version ${required.abiVersion}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm run build:native)`);
+    throw new Error(`it has ABI version ${required.abiVersion}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm rebuild @rocke/hip-runtime)`);
   }
   return required as NativeBinding;
 }
@@ -170,7 +180,12 @@ export function getBinding(override?: NativeBinding | string): NativeBinding {
   }
   const lines = attempts.map((a) => `  ${a.path}: ${a.error}`);
   throw new RuntimeUnavailableError(
-    [`@rocke/hip-runtime: the native addon could not be loaded. Tried:`, ...lines, 'Build it with `npm run build:native` in packages/hip-runtime.'].join('\n'),
+    [
+      `@rocke/hip-runtime: the native addon could not be loaded. Tried:`,
+      ...lines,
+      `The package ships it prebuilt for linux-x64 (glibc 2.34 or later); elsewhere it is built from source at install,`,
+      'which needs a C++17 compiler, make and Python: `npm rebuild @rocke/hip-runtime --foreground-scripts` shows why it failed.',
+    ].join('\n'),
     attempts,
   );
 }

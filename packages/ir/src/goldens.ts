@@ -52,7 +52,7 @@ export function sha256Hex(text: string): string {
 }
 
 /** True when the environment asks for golden updates (ROCKE_UPDATE_GOLDENS=1). */
-export function goldenUpdateRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+export function goldenUpdateRequested(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   return env.ROCKE_UPDATE_GOLDENS === '1';
 }
 

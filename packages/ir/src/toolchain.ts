@@ -57,7 +57,7 @@ function isExecutable(p: string): boolean {
   }
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+function onPath(name: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir && isExecutable(join(dir, name))) return join(dir, name);
   }
@@ -74,7 +74,7 @@ function llvmVersion(llc: string): string | undefined {
 }
 
 /** Tools of one LLVM install: a bin directory, or PATH names with a `-N` suffix (or none). */
-function resolveIn(dir: string | undefined, suffix: string, env: NodeJS.ProcessEnv): Omit<Toolchain, 'major' | 'version' | 'ptxas'> | undefined {
+function resolveIn(dir: string | undefined, suffix: string, env: Readonly<Record<string, string | undefined>>): Omit<Toolchain, 'major' | 'version' | 'ptxas'> | undefined {
   const find = (name: string) => (dir ? (isExecutable(join(dir, name)) ? join(dir, name) : undefined) : onPath(`${name}${suffix}`, env));
   const llvmAs = find('llvm-as');
   const opt = find('opt');
@@ -90,7 +90,7 @@ function resolveIn(dir: string | undefined, suffix: string, env: NodeJS.ProcessE
  * (`options.installDirs` replaces that list), else `llc-22`-style suffixed tools on PATH, else
  * unsuffixed tools on PATH. Must be >= 20.
  */
-export function findToolchain(env: NodeJS.ProcessEnv = process.env, options: { installDirs?: readonly string[] } = {}): Toolchain {
+export function findToolchain(env: Readonly<Record<string, string | undefined>> = process.env, options: { installDirs?: readonly string[] } = {}): Toolchain {
   const candidates: { dir: string | undefined; suffix: string; where: string }[] = [];
   if (env.ROCKE_LLVM_DIR) {
     const d = env.ROCKE_LLVM_DIR;

@@ -5,7 +5,7 @@ export interface CliIo {
   /** Draw a progress bar on stderr (else plain progress lines). */
   stderrIsTTY: boolean;
   columns?: number | undefined;
-  env: NodeJS.ProcessEnv;
+  env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /** Aborted on Ctrl-C: long commands stop cleanly and keep finished work. */
   signal?: AbortSignal | undefined;

@@ -99,7 +99,7 @@ export type BlobStatus = { ok: true } | { ok: false; kind: 'missing-blob' | 'cor
  * ancestor of `cwd` that is a repository root (has `.git` or an npm-workspaces package.json),
  * else `.rocke-cache/` in `cwd`.
  */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env, cwd: string = process.cwd()): string {
   const fromEnv = env['ROCKE_CACHE_DIR'];
   if (fromEnv) return resolve(cwd, fromEnv);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
