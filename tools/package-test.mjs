@@ -12,7 +12,7 @@
 //   node tools/package-test.mjs [--report FILE] [--keep]
 // Prints one line per check and `packages: N passed, N failed`; --report writes {passed, failed, sizes}.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -152,6 +152,41 @@ async function installAndUse(packed, app) {
     record(`${name} of every package${file === 'app.mts' ? ' (the prebuilt addon loads)' : ''}`, ok, use.output);
   }
   await useCli(app, env);
+  await runReadmeExamples(app, env);
+}
+
+/** The example under each README's `## Install` (the first js block), run as the app's own module. */
+async function runReadmeExamples(app, env) {
+  const codeObject = firstElf(join(app, 'kernel-cache'));
+  for (const dir of packageDirs) {
+    const readme = readFileSync(join(root, 'packages', dir, 'README.md'), 'utf8');
+    const install = readme.indexOf('\n## Install\n');
+    if (install < 0 || readme.lastIndexOf('\n## ', install - 1) >= 0) {
+      record(`README of ${dir}: ## Install is its first section`, false);
+      continue;
+    }
+    const next = readme.indexOf('\n## ', install + 1);
+    const example = /```js\n([\s\S]*?)```/.exec(readme.slice(install, next < 0 ? undefined : next));
+    if (!example) continue; // pipeline's example is the CLI, run above
+    const file = join(app, `readme-${dir}.mjs`);
+    writeFileSync(file, example[1]);
+    const result = await run(process.execPath, [file, ...(dir === 'elf-prune' && codeObject ? [codeObject] : [])], { cwd: app, env });
+    record(`README example of ${dir}`, result.status === 0, result.output);
+  }
+}
+
+/** A compiled code object from compile-all's cache (the elf-prune example reads one). */
+function firstElf(dir) {
+  if (!existsSync(dir)) return undefined;
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    const path = join(dir, entry);
+    try {
+      if (readFileSync(path).subarray(0, 4).toString('latin1') === '\x7fELF') return path;
+    } catch {
+      // a directory
+    }
+  }
+  return undefined;
 }
 
 async function useCli(app, env) {
