@@ -1,5 +1,5 @@
 /**
- * Candidate tuning grids per target (rocke-notes §2.10, adapted per target), filtered by
+ * Candidate tuning grids per target, filtered by
  * validation and de-duplicated by kernel name.
  */
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';

@@ -38,9 +38,9 @@ export interface CandidateScore {
 
 /**
  * The one measured number in the order: a wgmma spec with the unswizzled core-matrix layout (ck 16
- * or 32) ran about 0.6x as fast as one with 128B-swizzled rows (ck 64) on the H200 — the probe
- * (packages/ir/device/probes/tma-conv: 417 vs 650-780 TF/s) and the bench (d_64_c640: 307 vs 190 us).
- * So within the wgmma share the swizzled specs come first unless their tiles waste far more.
+ * or 32) runs at about 0.6x the speed of one with 128B-swizzled rows (ck 64), in the
+ * packages/ir/device/probes/tma-conv probe and in the bench alike. So within the wgmma share the
+ * swizzled specs come first unless their tiles waste far more.
  */
 export const UNSWIZZLED_WGMMA_FACTOR = 0.6;
 

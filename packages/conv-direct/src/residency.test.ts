@@ -11,7 +11,7 @@ describe('residency', () => {
     expect([r.perUnit, r.limitedBy, r.slots, r.registersPerLane]).toEqual([2, 'shared', 512, 152]);
   });
 
-  it('double buffering drops the CU to 1 resident workgroup (rocke-notes §2.11)', () => {
+  it('double buffering drops the CU to 1 resident workgroup', () => {
     expect(residency(gfx950Spec({ tile_h: 16, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 })).limits.shared).toBe(2);
     expect(residency(gfx950Spec({ tile_h: 16, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4, double_buffer: true })).limits.shared).toBe(1);
   });

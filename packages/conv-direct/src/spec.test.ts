@@ -115,7 +115,7 @@ describe('kernelName', () => {
   });
 });
 
-describe('specGeometry (rocke-notes §2.3 worked examples)', () => {
+describe('specGeometry (worked examples)', () => {
   it('default spec t16x32x128 ck16 w2x4 32x32x16', () => {
     const g = specGeometry(gfx950Spec({ tile_h: 16, tile_w: 32, tile_k: 128, ck: 16, waves_m: 2, waves_n: 4 }));
     expect([g.ldsInH, g.ldsInW, g.cStride, g.ldsXElems, g.ldsWElems]).toEqual([18, 34, 24, 14688, 18432]);

@@ -122,7 +122,7 @@ export function kernelName(spec: Spec): string {
   return parts.filter((p) => p.length > 0).join('_');
 }
 
-/** Compile-time geometry of a spec (rocke-notes §2.3), generalised to non-square atoms and wave32. */
+/** Compile-time geometry of a spec, generalised to non-square atoms and wave32. */
 export interface SpecGeometry {
   readonly atom: AtomFacts;
   readonly waveSize: number;

@@ -1,5 +1,5 @@
 /**
- * Register-pressure estimate and the spill heuristic of rocke-notes §2.9. Not a validity rule:
+ * Register-pressure estimate and the spill heuristic. Not a validity rule:
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
 import { specGeometry, type Spec } from './spec.js';

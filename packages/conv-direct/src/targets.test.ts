@@ -3,7 +3,7 @@ import * as ir from '@rocke/ir';
 import { ATOMS, TARGETS, WGMMA_MAX_N, isTargetName, isWarpgroupAtom, targetFacts } from './targets.js';
 
 describe('target table', () => {
-  it('gives the MFMA atoms the per-lane counts of rocke-notes §2.2', () => {
+  it('gives the MFMA atoms the per-lane counts of their ISA definitions', () => {
     const rows = Object.values(ATOMS)
       .filter((a) => a.waveSize === 64)
       .map((a) => [a.name, a.fragA, a.fragB, a.accPerLane]);

@@ -1,5 +1,5 @@
 /**
- * Spec validation (rocke-notes §2.9, extended to split_c, grouped/group_merge and sm_90).
+ * Spec validation for dense, split_c, grouped/group_merge, on AMD and sm_90.
  * `validate()` never throws: every failure, including malformed input, comes back as a reason.
  */
 import { launchGrid } from './grid.js';
@@ -16,7 +16,7 @@ export interface ValidateOptions {
   splits?: number;
 }
 
-/** Accumulators per lane past which the AMD backend's scheduler hangs (rocke-notes §2.9). */
+/** Accumulators per lane past which the AMD backend's scheduler hangs. */
 export const MAX_ACCUMULATORS_PER_LANE = 256;
 /** Bytes per fp32 workspace element. */
 export const WORKSPACE_ELEMENT_BYTES = 4;

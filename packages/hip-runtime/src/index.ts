@@ -1,6 +1,8 @@
 /**
- * @rocke/hip-runtime: one API over HIP (AMD) and the CUDA driver (NVIDIA), through a native
- * addon that dlopens the runtime library at first use. Importing this module loads nothing.
+ * @rocke/hip-runtime: despite the name, it binds CUDA too — one API over HIP (AMD) and the CUDA
+ * driver (NVIDIA), through a native addon that dlopens the runtime library at first use.
+ * Importing this module loads nothing. Test doubles (the fake binding) are in
+ * `@rocke/hip-runtime/testing`.
  */
 declare const __PACKAGE_VERSION__: string;
 
@@ -43,5 +45,3 @@ export {
   unavailableMessage,
 } from './runtime.js';
 
-export type { FakeBinding, FakeBindingOptions, FakeKernel, FakeKernelContext, FakeLaunch } from './fake-binding.js';
-export { createFakeBinding } from './fake-binding.js';

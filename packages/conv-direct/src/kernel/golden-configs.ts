@@ -1,6 +1,6 @@
 /**
  * The configs whose emitted IR is pinned by SHA-256 (per LLVM flavor) in goldens.json, after the
- * upstream byte-identity list (rocke-notes §7) adapted to our targets: every atom, both dtypes,
+ * upstream byte-identity list adapted to our targets: every atom, both dtypes,
  * strides 1 and 2, 1x1 / 3x3 / 5x5 filters, uneven staging passes, swizzle on and off, iglp,
  * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90; plus split_c and grouped
  * (group_merge, whole and split weight pieces), the sm_90a warpgroup-MMA kernel (dense, split_c,

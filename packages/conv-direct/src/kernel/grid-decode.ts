@@ -1,5 +1,5 @@
 /**
- * Workgroup-id decode (rocke-notes §2.8): the flat grid is spatial cells (w tiles x h tiles x
+ * Workgroup-id decode: the flat grid is spatial cells (w tiles x h tiles x
  * image tiles of tile_n images) times output-channel tiles, the channel tile varying fastest inside a super-tile of
  * `swizzle_wgm` channel tiles. On AMD an optional chiplet remap first makes `chunk` consecutive
  * logical workgroups land on one XCD (hardware deals workgroups round-robin over `num_xcds`).

@@ -527,7 +527,7 @@ class MmaConvBuilder {
     return { kind: 'ldmatrix', x4, x2, perFrag, wLanes };
   }
 
-  /** All MMAs of one staged chunk (rocke-notes §2.6 order: filter column outermost, input rows shared by the R taps). */
+  /** All MMAs of one staged chunk (filter column outermost, so the input rows are shared by the R taps). */
   private emitMmas(b: Builder, ldsAt: (o: Value) => Value, xb: Value, wb: Value, f: FragmentOffsets, acc: Value[]): Value[] {
     const { spec, g, atom } = this;
     const E = ELEMENT_BYTES;

@@ -223,9 +223,9 @@ class WgmmaConvBuilder {
 
   /**
    * Byte offset of 16-byte chunk `chunk` of 128-byte row `row` in a 1 KiB-aligned swizzled stage:
-   * chunk ^ (row & 7) — @rocke/ir's swizzle128 specialised to a row and chunk. Calling swizzle128 on
-   * the whole offset instead measured slower on the H200 (sm_8x8_1280 24.6 -> 32.3 us, d_64_c640's
-   * t16x16x64 w1x1 190 -> 207 us), so the kernel keeps this form.
+   * chunk ^ (row & 7) — @rocke/ir's swizzle128 specialised to a row and chunk. The general form
+   * (swizzle128 on the whole offset) is the same function but benchmarks slower on sm_90, so the
+   * kernel keeps this one.
    */
   private swizzledRow(b: Builder, row: Value, chunk: Value, name: string): Value {
     return b.add(b.mul(row, this.layout.rowBytes), b.shl(b.xor(chunk, b.and(row, 7)), 4), name);

@@ -2,7 +2,7 @@
 // do (tests and the bundle self-test use them to run the bench without a GPU), reading every size and pointer from the packed kernarg buffer (so a
 // wrong offset, byte count or launch order in the bench shows up as a wrong result).
 import { kernargLayout, type Problem, type Variant } from '@rocke/conv-direct';
-import type { FakeKernel, FakeKernelContext } from '@rocke/hip-runtime';
+import type { FakeKernel, FakeKernelContext } from '@rocke/hip-runtime/testing';
 import { convForward } from '@rocke/reference';
 import { foldSlices, KERNARG_TABLE } from '@rocke/split-reduce';
 

@@ -7,7 +7,8 @@
 // split_c: C at most 128, K at most 64; grouped keeps its channels) so the JavaScript stays quick.
 // Times printed are the fake's, not measurements.
 import { parseProblem, parseSpec, type Problem } from '@rocke/conv-direct';
-import { createFakeBinding, openDevice, type FakeKernel } from '@rocke/hip-runtime';
+import { openDevice } from '@rocke/hip-runtime';
+import { createFakeBinding, type FakeKernel } from '@rocke/hip-runtime/testing';
 import { KernelCache } from '../cache/cache.js';
 import { benchShape } from './bench-shape.js';
 import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
