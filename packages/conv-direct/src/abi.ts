@@ -63,6 +63,8 @@ const DENSE_ARGS = [
  */
 export const KERNEL_ABI = {
   dense: DENSE_ARGS,
+  // groups = C: the kernel derives the multiplier K/C from its spec (ck) and reads C and K.
+  depthwise: DENSE_ARGS,
   grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')] as const,
   split_c: [
     ...DENSE_ARGS,

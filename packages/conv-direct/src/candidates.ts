@@ -2,6 +2,7 @@
  * Candidate tuning grids per target, filtered by
  * validation and de-duplicated by kernel name.
  */
+import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
 import { ATOMS, MAX_TENSOR_BYTES, TARGETS, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
@@ -153,6 +154,7 @@ export interface GridOptions {
  * (grouped: x 5 tile_k and x merge degrees instead).
  */
 export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
+  if (opts.variant === 'depthwise') return depthwiseGrid(target, opts);
   const facts = TARGETS[target];
   const amd = facts.vendor === 'amd';
   const iglps = opts.iglp ?? (amd ? [0] : [null]);
@@ -265,6 +267,7 @@ export const AOT_PROBE_GROUPS = 64;
  * Grouped probes keep 256 merged channels per merged block: groups 64, cpg = kpg = 256/gm.
  */
 export function aotProbe(spec: Spec): Problem {
+  if (spec.variant === 'depthwise') return depthwiseProbe(spec, AOT_PROBE_CHANNELS);
   const grouped = spec.variant === 'grouped';
   const perGroup = grouped ? Math.max(1, Math.floor(AOT_PROBE_CHANNELS / spec.group_merge)) : AOT_PROBE_CHANNELS;
   const groups = grouped ? AOT_PROBE_GROUPS : 1;
@@ -298,9 +301,15 @@ export function aotCandidates(
   return filterCandidates(specs, aotProbe);
 }
 
+/** The variant made for a problem: depthwise for groups = C (multipliers 1, 2, 4), grouped for other groups > 1, else dense. */
+export function defaultVariant(problem: Problem): Variant {
+  if (isDepthwiseProblem(problem)) return 'depthwise';
+  return problem.groups > 1 ? 'grouped' : 'dense';
+}
+
 /** Options for {@link problemCandidates}. */
 export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | 'dtype' | 'capability' | 'wo'> {
-  /** Default: grouped when groups > 1, else dense. */
+  /** Default: {@link defaultVariant}. */
   variant?: Variant;
   /** Images per tile to add besides 1 (default {@link TILE_N_CHOICES}; [] for one-image tiles only). */
   tileN?: readonly number[];
@@ -315,7 +324,7 @@ export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | '
  * the one-image grid.
  */
 export function problemCandidates(problem: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
-  const variant = opts.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
+  const variant = opts.variant ?? defaultVariant(problem);
   let wo: number | null = null;
   let ho: number | null = null;
   let launchProblem = problem;
@@ -344,7 +353,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     wo,
     ho,
   });
-  if (wo !== null && variant !== 'grouped' && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
   return filterCandidates(specs, () => launchProblem);
 }
 

@@ -60,6 +60,17 @@ export {
   type Variant,
 } from './spec.js';
 export { launchGrid, type LaunchGrid } from './grid.js';
+export { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, type DepthwiseGeometry } from './depthwise-geometry.js';
+export {
+  DEPTHWISE_MAX_FILTER,
+  DEPTHWISE_MULTIPLIERS,
+  DEPTHWISE_THREADS,
+  DEPTHWISE_TILE_H,
+  DEPTHWISE_TILE_K,
+  depthwiseGrid,
+  depthwiseStagingEfficiency,
+  isDepthwiseProblem,
+} from './depthwise.js';
 export {
   MAX_ACCUMULATORS_PER_LANE,
   WORKSPACE_ELEMENT_BYTES,
@@ -89,6 +100,7 @@ export {
   aotCandidates,
   aotProbe,
   candidateGrid,
+  defaultVariant,
   filterCandidates,
   fittedWidths,
   problemCandidates,

@@ -8,6 +8,7 @@ import { outputExtent, type Problem } from './problem.js';
 import { kernelName, specGeometry, wgmmaLds, type Spec } from './spec.js';
 import { spillFilter } from './spill.js';
 import { chooseSplits, splitOptions } from './split-chooser.js';
+import { depthwiseStagingEfficiency } from './depthwise.js';
 import { isWarpgroupAtom, TARGETS } from './targets.js';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
@@ -22,7 +23,7 @@ export interface CandidateScore {
   readonly tileUtilization: number;
   /** Workgroups / (rounds of one workgroup per CU / SM × CUs / SMs): how full the grid's last round is. */
   readonly waveFill: number;
-  /** tileUtilization × waveFill (× {@link UNSWIZZLED_WGMMA_FACTOR} for unswizzled wgmma): the primary sort key (higher first). */
+  /** tileUtilization × waveFill (× {@link UNSWIZZLED_WGMMA_FACTOR} for unswizzled wgmma, × the staging efficiency for depthwise): the primary sort key (higher first). */
   readonly score: number;
   /**
    * Operand fragments a wave reads from LDS per MMA (activation rows shared by the R taps, one
@@ -71,7 +72,8 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   // penalize exactly the high-occupancy specs the timing should get to see.
   const units = TARGETS[spec.target].computeUnits;
   const waveFill = workgroups / (Math.ceil(workgroups / units) * units);
-  const layout = isWarpgroupAtom(spec.atom) && !wgmmaLds(spec).swizzle ? UNSWIZZLED_WGMMA_FACTOR : 1;
+  // Depthwise tiles cost bytes: weigh them by the share of staged halo pixels the outputs use.
+  const layout = spec.variant === 'depthwise' ? depthwiseStagingEfficiency(spec) : isWarpgroupAtom(spec.atom) && !wgmmaLds(spec).swizzle ? UNSWIZZLED_WGMMA_FACTOR : 1;
   const base = { kernelName: name, tileUtilization, waveFill, score: tileUtilization * waveFill * layout, fragmentsPerMma, tileVolume };
   return splits === undefined ? base : { ...base, splits };
 }

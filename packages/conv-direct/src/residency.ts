@@ -34,7 +34,7 @@ export function residency(spec: Spec): Residency {
   const shared = Math.floor(t.sharedBytesPerUnit / (g.ldsBytes + t.sharedReservedPerBlock));
   let registers: number;
   if (t.registers.kind === 'simd') {
-    const wavesPerSimd = Math.ceil((spec.waves_m * spec.waves_n) / t.registers.simdsPerUnit);
+    const wavesPerSimd = Math.ceil(Math.ceil(g.threads / g.waveSize) / t.registers.simdsPerUnit);
     const wavesByRegs = Math.min(t.registers.maxWavesPerSimd, Math.floor(t.registers.perLane / Math.max(regs, 1)));
     registers = Math.floor(wavesByRegs / wavesPerSimd);
   } else {

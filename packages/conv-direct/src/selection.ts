@@ -3,6 +3,7 @@
  * likely non-spilling candidates, in bench order, under a per-shape cap shared by variant and MMA atom.
  */
 import { problemCandidates } from './candidates.js';
+import { isDepthwiseProblem } from './depthwise.js';
 import { parseProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { orderCandidates } from './ranking.js';
 import type { Spec, Variant } from './spec.js';
@@ -46,9 +47,12 @@ export const DEFAULT_SHAPE_CAP = 40;
 /** Output maps up to this many pixels (Ho·Wo) also get split_c candidates (the 7×7…16×16 class). */
 export const SPLIT_C_MAX_PIXELS = 16 * 16;
 
-/** Variants worth building and timing for a problem: grouped for groups > 1; dense, plus split_c on small maps. */
+/**
+ * Variants worth building and timing for a problem: grouped for groups > 1, and depthwise too for
+ * groups = C (the timing decides); dense, plus split_c on small maps.
+ */
 export function benchVariants(problem: Problem): Variant[] {
-  if (problem.groups > 1) return ['grouped'];
+  if (problem.groups > 1) return isDepthwiseProblem(problem) ? ['grouped', 'depthwise'] : ['grouped'];
   const g = problemGeometry(problem);
   return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
 }

@@ -4,10 +4,14 @@
  */
 import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
+import { depthwiseGeometry } from './depthwise-geometry.js';
 import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, targetFacts, type AtomFacts } from './targets.js';
 
-/** Kernel variants: the dense LDS-halo kernel, its channel-split twin, and the grouped kernel. */
-export const VARIANTS = ['dense', 'split_c', 'grouped'] as const;
+/**
+ * Kernel variants: the dense LDS-halo kernel, its channel-split twin, the grouped kernel, and the
+ * depthwise kernel (groups = C, no MMA; its reading of the tile fields is in depthwise-geometry.ts).
+ */
+export const VARIANTS = ['dense', 'split_c', 'grouped', 'depthwise'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 const int = z.number().int();
@@ -32,9 +36,9 @@ export const SpecSchema = z
     tile_h: int,
     tile_w: int,
     tile_k: int,
-    /** Input channels staged per LDS chunk. */
+    /** Input channels staged per LDS chunk (depthwise: input channels per 8 output channels, 8 / multiplier). */
     ck: int,
-    /** Waves along tile_k and along tile_h. */
+    /** Waves along tile_k and along tile_h (depthwise: output columns per thread, and 1). */
     waves_m: int,
     waves_n: int,
     atom: z.enum(ATOM_NAMES),
@@ -179,6 +183,7 @@ export const X_VECTOR_ELEMS = 8;
  * except for an unknown target.
  */
 export function specGeometry(spec: Spec): SpecGeometry {
+  if (spec.variant === 'depthwise') return depthwiseSpecGeometry(spec);
   if (isWarpgroupAtom(spec.atom)) return warpgroupGeometry(spec);
   const atom = ATOMS[spec.atom];
   const waveSize = targetFacts(spec.target).waveSize;
@@ -343,5 +348,42 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     xPasses: Math.ceil(xVectors / threads),
     wSlots,
     wPasses: Math.ceil(wSlots / threads),
+  };
+}
+
+/**
+ * The depthwise geometry (depthwise-geometry.ts) in SpecGeometry terms, for the host-side models
+ * (residency, plans): one "atom row" per thread's 8-channel vector, one "column block" per thread,
+ * no weight fragments (the weights are staged once per tile).
+ */
+function depthwiseSpecGeometry(spec: Spec): SpecGeometry {
+  const d = depthwiseGeometry(spec);
+  return {
+    atom: ATOMS.fma,
+    waveSize: d.waveSize,
+    threads: d.threads,
+    colBlocks: d.columnGroups,
+    mTiles: d.outVectors,
+    kAtoms: 1,
+    rowsPerWave: 1,
+    mTilesPerWave: 1,
+    nTilesPerWave: d.columnsPerThread,
+    ldsInH: d.ldsInH,
+    ldsInW: d.ldsInW,
+    ldsRows: d.ldsInH,
+    bandRows: 1,
+    waveImages: 1,
+    cStride: d.pixelStride,
+    ldsXElems: d.xBytes / ELEMENT_BYTES,
+    ldsWElems: d.wElems,
+    ldsXTail: 0,
+    ldsWTail: 0,
+    ldsBytes: d.ldsBytes,
+    accPerLane: d.accPerLane,
+    xChannelVectors: d.inVectors,
+    xVectors: d.xVectors,
+    xPasses: d.xPasses,
+    wSlots: d.wElems,
+    wPasses: d.wPasses,
   };
 }

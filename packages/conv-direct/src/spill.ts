@@ -2,6 +2,7 @@
  * Register-pressure estimate and the spill heuristic. Not a validity rule:
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
+import { DEPTHWISE_VECTOR, depthwiseGeometry } from './depthwise-geometry.js';
 import { specGeometry, type Spec } from './spec.js';
 import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
@@ -34,6 +35,12 @@ export const SPILL_BUDGET_FRACTION = 0.8;
 export function registerEstimate(spec: Spec): RegisterEstimate {
   const g = specGeometry(spec);
   const target = TARGETS[spec.target];
+  if (spec.variant === 'depthwise') {
+    // No fragments: accumulators, one filter row of weights ("A") and one input vector ("B"), in f32.
+    const d = depthwiseGeometry(spec);
+    const budget = registerBudget(spec, Math.ceil(d.threads / d.waveSize));
+    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_VECTOR, aFrags: DEPTHWISE_VECTOR * spec.S, live: d.liveRegisters, budget };
+  }
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;
   const acc = g.accPerLane;
@@ -41,12 +48,16 @@ export function registerEstimate(spec: Spec): RegisterEstimate {
   const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
   const bFrags = g.waveImages * ((g.bandRows - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
-  const waves = spec.waves_m * spec.waves_n;
-  const budget =
-    target.registers.kind === 'simd'
-      ? (SPILL_BUDGET_FRACTION * target.registers.perLane) / Math.ceil(waves / target.registers.simdsPerUnit)
-      : SPILL_BUDGET_FRACTION * target.registers.maxPerThread;
+  const budget = registerBudget(spec, spec.waves_m * spec.waves_n);
   return { acc, prefetch, bFrags, aFrags, live: acc + prefetch + bFrags + aFrags, budget };
+}
+
+/** Registers per lane a workgroup of `waves` waves may use before the heuristic predicts a spill. */
+function registerBudget(spec: Spec, waves: number): number {
+  const target = TARGETS[spec.target];
+  return target.registers.kind === 'simd'
+    ? (SPILL_BUDGET_FRACTION * target.registers.perLane) / Math.ceil(waves / target.registers.simdsPerUnit)
+    : SPILL_BUDGET_FRACTION * target.registers.maxPerThread;
 }
 
 /** Why a spec is predicted to spill, or null. */

@@ -9,8 +9,11 @@
 export const TARGET_NAMES = ['gfx950', 'gfx942', 'sm_90'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/** MMA atom names: AMD MFMA shapes, the NVIDIA warp-level mma.sync shape and the sm_90a warpgroup MMA. */
-export const ATOM_NAMES = ['32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16', 'm64nNk16'] as const;
+/**
+ * MMA atom names: AMD MFMA shapes, the NVIDIA warp-level mma.sync shape and the sm_90a warpgroup
+ * MMA; and `fma`, no MMA at all: the depthwise kernel's per-lane fp32 FMAs (VALU / CUDA cores).
+ */
+export const ATOM_NAMES = ['32x32x16', '16x16x32', '32x32x8', '16x16x16', 'm16n8k16', 'm64nNk16', 'fma'] as const;
 export type AtomName = (typeof ATOM_NAMES)[number];
 
 /**
@@ -50,6 +53,8 @@ export const ATOMS: Readonly<Record<AtomName, AtomFacts>> = {
   // (any multiple of 8 up to 256), both operands read from shared memory. The facts record the
   // granularities the tiles must respect: 8 channels, 8 pixels along W, 16 input channels.
   'm64nNk16': { name: 'm64nNk16', m: 8, n: 8, k: 16, waveSize: 128, fragA: 0, fragB: 0, accPerLane: 0 },
+  // One lane, one channel, one multiply-add: the depthwise kernel (no target lists it among its MMA atoms).
+  fma: { name: 'fma', m: 1, n: 1, k: 1, waveSize: 1, fragA: 1, fragB: 1, accPerLane: 1 },
 };
 
 /** True for the warpgroup MMA atom, whose kernel is built by kernel/wgmma.ts. */

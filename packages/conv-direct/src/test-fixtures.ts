@@ -69,3 +69,13 @@ export function problem3x3(over: Partial<Problem> = {}): Problem {
 export function wgmmaSpec(over: Partial<Spec> = {}): Spec {
   return sm90Spec({ atom: 'm64nNk16', tile_h: 8, tile_w: 8, tile_k: 64, ck: 16, waves_m: 1, waves_n: 1, lds_pad: 0, double_buffer: true, ...over });
 }
+
+/**
+ * A depthwise spec: 3x3 s1 p1 bf16, tile 2x8 of 16 output channels, 4 columns per thread (8
+ * threads), multiplier 1 (ck 8), for the target given (gfx950 unless `over` says otherwise).
+ */
+export function depthwiseSpec(over: Partial<Spec> = {}): Spec {
+  const target = over.target ?? 'gfx950';
+  const base = target === 'sm_90' ? sm90Spec() : gfx950Spec({ target });
+  return { ...base, variant: 'depthwise', atom: 'fma', tile_h: 2, tile_w: 8, tile_k: 16, ck: 8, waves_m: 4, waves_n: 1, lds_pad: 0, iglp: null, ...over };
+}

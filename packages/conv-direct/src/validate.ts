@@ -2,6 +2,7 @@
  * Spec validation for dense, split_c, grouped/group_merge, on AMD and sm_90.
  * `validate()` never throws: every failure, including malformed input, comes back as a reason.
  */
+import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
 import { SpecSchema, specGeometry, type Spec } from './spec.js';
@@ -25,8 +26,24 @@ const OK: Validation = { ok: true };
 const fail = (reason: string): Validation => ({ ok: false, reason });
 const hex = (n: number): string => `0x${n.toString(16).toUpperCase()}`;
 
+/** The AMD-only hints (iglp, waves_per_eu, chiplet swizzle) against the spec's target. */
+function targetHintReason(s: Spec): string | null {
+  const target = TARGETS[s.target];
+  if (s.iglp !== null && s.iglp < 0) return `iglp must be null or >= 0 (got ${s.iglp})`;
+  if (s.waves_per_eu !== null && s.waves_per_eu < 1) return `waves_per_eu must be null or >= 1 (got ${s.waves_per_eu})`;
+  if (target.vendor === 'nvidia') {
+    if (s.iglp !== null) return `iglp is an AMD scheduling hint; ${s.target} specs need iglp null`;
+    if (s.waves_per_eu !== null) return `waves_per_eu is an AMD attribute; ${s.target} specs need waves_per_eu null`;
+    if (s.chiplet_swizzle) return `${s.target} has no chiplets (XCDs); chiplet_swizzle must be false`;
+  } else if (s.waves_per_eu !== null && target.registers.kind === 'simd' && s.waves_per_eu > target.registers.maxWavesPerSimd) {
+    return `waves_per_eu ${s.waves_per_eu} exceeds ${target.registers.maxWavesPerSimd} waves per SIMD on ${s.target}`;
+  }
+  return null;
+}
+
 /** Checks that need only the spec (positivity first, then divisibility, then resources). */
 function validateSpecOnly(s: Spec): string | null {
+  if (s.variant === 'depthwise') return depthwiseSpecReason(s) ?? targetHintReason(s);
   const target = TARGETS[s.target];
   const atom = ATOMS[s.atom];
   if (!target.atoms.includes(s.atom)) {
@@ -62,15 +79,8 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.ck % atom.k !== 0) return `ck ${s.ck} is not a multiple of the atom's K ${atom.k} (${s.atom})`;
   if (s.ck % 8 !== 0) return `ck ${s.ck} is not a multiple of 8 (16-byte staging vectors)`;
   if (s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} is not a multiple of 8 (16-byte aligned LDS vectors)`;
-  if (s.iglp !== null && s.iglp < 0) return `iglp must be null or >= 0 (got ${s.iglp})`;
-  if (s.waves_per_eu !== null && s.waves_per_eu < 1) return `waves_per_eu must be null or >= 1 (got ${s.waves_per_eu})`;
-  if (target.vendor === 'nvidia') {
-    if (s.iglp !== null) return `iglp is an AMD scheduling hint; ${s.target} specs need iglp null`;
-    if (s.waves_per_eu !== null) return `waves_per_eu is an AMD attribute; ${s.target} specs need waves_per_eu null`;
-    if (s.chiplet_swizzle) return `${s.target} has no chiplets (XCDs); chiplet_swizzle must be false`;
-  } else if (s.waves_per_eu !== null && target.registers.kind === 'simd' && s.waves_per_eu > target.registers.maxWavesPerSimd) {
-    return `waves_per_eu ${s.waves_per_eu} exceeds ${target.registers.maxWavesPerSimd} waves per SIMD on ${s.target}`;
-  }
+  const hint = targetHintReason(s);
+  if (hint) return hint;
   if (s.variant !== 'grouped' && s.group_merge !== 1) {
     return `group_merge ${s.group_merge} needs the grouped variant (${s.variant} specs use 1)`;
   }
@@ -137,7 +147,10 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   if (s.tile_n > 1 && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
     return `tile_n ${s.tile_n} needs the output map to fit one spatial tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w}); otherwise more images per tile only add LDS`;
   }
-  if (s.variant === 'grouped') {
+  if (s.variant === 'depthwise') {
+    const reason = depthwiseProblemReason(s, p);
+    if (reason) return reason;
+  } else if (s.variant === 'grouped') {
     const gm = s.group_merge;
     if (p.groups % gm !== 0) return `group_merge ${gm} does not divide groups ${p.groups}`;
     const mc = gm * geo.cpg;

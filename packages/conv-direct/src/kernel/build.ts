@@ -1,12 +1,14 @@
 /**
- * The conv kernel builder's entry: validates the spec and hands it to the builder of its atom —
- * the warpgroup-MMA kernel (wgmma.ts) for m64nNk16, the per-wave MMA kernel (mma.ts) for the
- * MFMA and mma.sync atoms. Both open their kernels through open.ts.
+ * The conv kernel builder's entry: validates the spec and hands it to the builder of its variant
+ * and atom — the depthwise kernel (depthwise.ts, no MMA), the warpgroup-MMA kernel (wgmma.ts) for
+ * m64nNk16, the per-wave MMA kernel (mma.ts) for the MFMA and mma.sync atoms. All open their
+ * kernels through open.ts.
  */
 import { getTarget, type Target } from '@rocke/ir';
 import { kernelName, type Spec } from '../spec.js';
 import { isWarpgroupAtom } from '../targets.js';
 import { validate } from '../validate.js';
+import { buildDepthwiseKernel } from './depthwise.js';
 import { buildMmaConvKernel } from './mma.js';
 import { ConvKernelError, type ConvKernel } from './open.js';
 import { buildWgmmaConvKernel } from './wgmma.js';
@@ -30,6 +32,7 @@ export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKer
   if (!v.ok) throw new ConvKernelError(`cannot build ${safeName(spec)}: ${v.reason}`);
   const target = options.target ?? getTarget(spec.target);
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
+  if (spec.variant === 'depthwise') return buildDepthwiseKernel(spec, target);
   if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target);
   return buildMmaConvKernel(spec, target);
 }

@@ -7,7 +7,7 @@
  * stride 2), and multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands).
  */
 import type { Spec } from '../spec.js';
-import { gfx950Spec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
+import { depthwiseSpec, gfx950Spec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 
 /** The upstream parity base: t8x32x64 ck32 w2x2 32x32x16 iglp0, gfx950, 3x3 s1 p1 bf16. */
 const base: Spec = gfx950Spec();
@@ -45,4 +45,14 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-fp16-stride2-t8x16x64-w2x2', spec: wgmmaSpec({ dtype: 'fp16', stride_h: 2, stride_w: 2, tile_w: 16, waves_m: 2, waves_n: 2 }) },
   { name: 'sm90-split-c-t8x8x32-ck16-w1x4-n4-db', spec: { ...sm90, variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, tile_n: 4 } },
   { name: 'gfx950-16x16x32-t8x16x32-w1x4-n2', spec: { ...base, atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 4, tile_n: 2 } },
+];
+
+/** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */
+export const DEPTHWISE_GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Spec }[] = [
+  { name: 'gfx950-depthwise-3x3-t8x16x32-c4', spec: depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
+  { name: 'gfx950-depthwise-7x7-p3-fp16-t8x8x32-c4', spec: depthwiseSpec({ R: 7, S: 7, pad_h: 3, pad_w: 3, dtype: 'fp16', tile_h: 8, tile_w: 8, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
+  { name: 'gfx942-depthwise-5x5-s2-m2-t4x16x32-c4', spec: depthwiseSpec({ target: 'gfx942', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 4, tile_h: 4, tile_w: 16, tile_k: 32, waves_m: 4 }) },
+  { name: 'sm90-depthwise-3x3-t8x16x32-c4', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
+  { name: 'sm90-depthwise-5x5-s2-m4-fp16-t4x8x64-c4', spec: depthwiseSpec({ target: 'sm_90', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 2, dtype: 'fp16', tile_h: 4, tile_w: 8, tile_k: 64, waves_m: 4 }) },
+  { name: 'sm90-depthwise-7x7-p3-t8x14x32-c2', spec: depthwiseSpec({ target: 'sm_90', R: 7, S: 7, pad_h: 3, pad_w: 3, tile_h: 8, tile_w: 14, tile_k: 32, waves_m: 2 }) },
 ];

@@ -5,35 +5,17 @@
  * predicts no spill, the code object must report none (warpgroup-MMA configs: never, and ptxas must
  * report no spills).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkGoldens, compile, findToolchain, printModule, type GoldenCase } from '@rocke/ir';
+import { checkGoldens, compile, printModule, type GoldenCase } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { kernelName } from '../spec.js';
 import { spillReason } from '../spill.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
+import { amdNotes } from './test-code-object.js';
 import { GOLDEN_CONFIGS } from './golden-configs.js';
 
 const goldenFile = join(import.meta.dirname, 'goldens.json');
-
-/** AMD code-object metadata fields, read from `llvm-readelf --notes`. */
-function amdNotes(object: Uint8Array): Record<string, number> {
-  const dir = mkdtempSync(join(tmpdir(), 'conv-direct-notes-'));
-  try {
-    const file = join(dir, 'k.hsaco');
-    writeFileSync(file, object);
-    const readelf = findToolchain().llc.replace(/llc(-\d+)?$/, 'llvm-readelf$1');
-    const text = execFileSync(readelf, ['--notes', file], { encoding: 'utf8' });
-    const out: Record<string, number> = {};
-    for (const m of text.matchAll(/^\s*\.(\w+):\s+(\d+)\s*$/gm)) out[m[1]!] = Number(m[2]);
-    return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('golden configs', () => {
   it('are valid, distinct kernels covering every atom, target, dtype, stride and filter size', () => {

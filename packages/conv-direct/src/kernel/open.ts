@@ -15,7 +15,9 @@ export type StagingSchedule =
   /** Loads of chunk i+1 are carried in registers across the MMAs of chunk i, then written to LDS. */
   | 'register-prefetch'
   /** sm_90: cp.async of chunk i+1 into the other LDS stage while chunk i is multiplied. */
-  | 'async-copy';
+  | 'async-copy'
+  /** Depthwise: the tile's one stage (the whole reduction) is loaded, stored to LDS, then used. */
+  | 'single-stage';
 
 /** How operand fragments come out of LDS. */
 export type FragmentLoad =
@@ -41,8 +43,8 @@ export interface ConvKernel {
   readonly abi: readonly KernargEntry[];
   readonly schedule: StagingSchedule;
   readonly fragmentLoad: FragmentLoad;
-  /** Weight LDS layout: MFMA fragment order (slot per lane), rows of ck channels with 16-byte chunks XOR-swizzled, or wgmma core matrices ([tap][ck/8][tile_k][8]). */
-  readonly weightLayout: 'fragment' | 'swizzled-rows' | 'core-matrix';
+  /** Weight LDS layout: MFMA fragment order (slot per lane), rows of ck channels with 16-byte chunks XOR-swizzled, wgmma core matrices ([tap][ck/8][tile_k][8]), or depthwise taps ([tap][tile_k]). */
+  readonly weightLayout: 'fragment' | 'swizzled-rows' | 'core-matrix' | 'tap-major';
   /** `lds-staged`: the output tile is transposed through LDS into 16-byte NHWK stores (when it fits); `direct`: each lane stores its accumulator runs. */
   readonly epilogue: 'lds-staged' | 'direct';
 }

@@ -51,6 +51,20 @@ describe('bench-prep', () => {
     expect(benchVariants(SMALL_MAP)).toEqual(['dense', 'split_c']);
     expect(benchVariants(BIG_MAP)).toEqual(['dense']);
     expect(benchVariants({ ...BIG_MAP, groups: 8 })).toEqual(['grouped']);
+    // Depthwise (groups = C, K/C in 1, 2, 4): both kernels are timed, the GPU decides.
+    expect(benchVariants({ ...BIG_MAP, groups: BIG_MAP.C })).toEqual(['grouped', 'depthwise']);
+    expect(benchVariants({ ...BIG_MAP, groups: BIG_MAP.C, K: 2 * BIG_MAP.C })).toEqual(['grouped', 'depthwise']);
+    expect(benchVariants({ ...BIG_MAP, groups: BIG_MAP.C, K: 3 * BIG_MAP.C })).toEqual(['grouped']);
+  });
+
+  it('orders depthwise candidates by the staged halo share and keeps them whole', () => {
+    const dw = { ...BIG_MAP, groups: BIG_MAP.C, K: BIG_MAP.C };
+    const valid = problemCandidates(dw, 'sm_90', { variant: 'depthwise' }).valid;
+    expect(valid.length).toBeGreaterThan(0);
+    const ordered = orderCandidates(valid, dw);
+    expect(ordered).toHaveLength(valid.length);
+    for (let i = 1; i < ordered.length; i++) expect(ordered[i - 1]!.score.score).toBeGreaterThanOrEqual(ordered[i]!.score.score);
+    expect(ordered[0]!.score.score).toBeLessThanOrEqual(1);
   });
 
   it('orders candidates deterministically, caps them across tile shapes and chunk depths, and drops likely spillers', () => {

@@ -1,5 +1,6 @@
 import {
   chooseGroupMerge,
+  defaultVariant,
   kernelName,
   plan,
   problemCandidates,
@@ -18,7 +19,7 @@ import { PROBLEM_OPTIONS, PROBLEM_USAGE, problemFromValues } from './problem-inp
 import { formatBytes, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
 
-export const PLAN_USAGE = `rocke plan <problem> [--target gfx950|gfx942|sm_90] [--variant dense|split_c|grouped] [--kernel NAME] [--json]
+export const PLAN_USAGE = `rocke plan <problem> [--target gfx950|gfx942|sm_90] [--variant dense|split_c|grouped|depthwise] [--kernel NAME] [--json]
   Lists the valid candidates for the problem and the launch plan of the chosen one (no GPU needed).
   Chosen: --kernel NAME if given, else the first valid candidate compiled in the cache and not
   pruned, else the first valid candidate (none is timed: rocke bench ranks by measured time);
@@ -44,7 +45,7 @@ export interface PlanReport {
 
 /** Candidates and the chosen plan for one problem on one target. */
 export function planProblem(problem: Problem, target: 'gfx950' | 'gfx942' | 'sm_90', options: { variant?: Variant; kernel?: string; cache?: KernelCache } = {}): PlanReport {
-  const variant: Variant = options.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
+  const variant: Variant = options.variant ?? defaultVariant(problem);
   const set = problemCandidates(problem, target, { variant });
   const reasons = new Map<string, number>();
   for (const r of set.rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aotCandidates, canonicalSpecJson, kernelName, registerEstimate, type Spec } from '@rocke/conv-direct';
+import { aotCandidates, canonicalSpecJson, kernelName, registerEstimate, type Spec, type Variant } from '@rocke/conv-direct';
 import { describe, expect, it } from 'vitest';
 import { KernelCache, type CacheEntry } from '../../cache/cache.js';
 import { compileAll } from '../compile-all.js';
@@ -16,7 +16,7 @@ const noWpe = (s: Spec) => canonicalSpecJson({ ...s, waves_per_eu: null });
  * on AMD), the first four split_c specs with their twins, and the split_c spec with the highest
  * register estimate, which conv-direct's own heuristic says will spill (the forced spilling entry).
  */
-function reducedGrid(target: 'gfx950' | 'gfx942' | 'sm_90', variant: 'dense' | 'split_c' | 'grouped'): Spec[] {
+function reducedGrid(target: 'gfx950' | 'gfx942' | 'sm_90', variant: Variant): Spec[] {
   const valid = aotCandidates(target, 'bf16', variant).valid;
   const twins = new Map(valid.filter((s) => s.waves_per_eu === 3).map((s) => [noWpe(s), s]));
   const out: Spec[] = [];
@@ -47,7 +47,7 @@ describe('conv-direct family', () => {
     const fam = convDirectFamily({ dtypes: ['fp16'], grid: (t, d, v) => aotCandidates(t, d, v).valid.slice(0, 1) });
     for (const target of ['gfx950', 'gfx942', 'sm_90'] as const) {
       const cands = fam.candidates(target);
-      expect(cands.map((c) => c.variant)).toEqual(['dense', 'split_c', 'grouped']);
+      expect(cands.map((c) => c.variant)).toEqual(['dense', 'split_c', 'grouped', 'depthwise']);
       for (const c of cands) expect(fam.build(c, target, 'llvm22').ir).toContain(`@${kernelName(c.spec as unknown as Spec)}(`);
     }
   });

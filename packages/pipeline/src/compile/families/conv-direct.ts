@@ -7,7 +7,7 @@ import type { TargetName } from '../llvm-toolchain.js';
 /** Cache family name of the direct forward-convolution kernels. */
 export const CONV_DIRECT_FAMILY = 'direct_fwd';
 
-/** Variants conv-direct's `buildConvKernel` builds: all of them (dense, split_c, grouped). */
+/** Variants conv-direct's `buildConvKernel` builds: all of them (dense, split_c, grouped, depthwise). */
 export const BUILDABLE_VARIANTS: readonly Variant[] = VARIANTS;
 
 /** Options of {@link convDirectFamily}. */

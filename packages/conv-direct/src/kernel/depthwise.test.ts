@@ -1,0 +1,64 @@
+/**
+ * Depthwise numerics: the exact IR of the gfx950 and sm_90 lowerings run in the interpreter against
+ * the naive fp64 grouped conv (groups = C), for 3x3 / 5x5 / 7x7 and a 1x5 row filter, strides 1 and
+ * 2, multipliers 1, 2 and 4, channel tails (C and K not multiples of 8, a partial channel tile) and
+ * partial spatial tiles; and a test that the tolerance sees one dropped tap.
+ */
+import { describe, expect, it } from 'vitest';
+import { problemGeometry, type Problem } from '../problem.js';
+import type { Spec } from '../spec.js';
+import { depthwiseSpec, problem3x3 } from '../test-fixtures.js';
+import { validate } from '../validate.js';
+import { buildConvKernel } from './build.js';
+import { interpretConv } from './cpu-run.js';
+import { fromBits, mismatches, naiveConv, randomBits } from './test-oracle.js';
+
+/** A depthwise problem: groups = C, K = multiplier * C. */
+const dw = (C: number, m: number, o: Partial<Problem>): Problem => problem3x3({ N: 2, H: 7, W: 13, C, K: m * C, groups: C, ...o });
+const s2 = { stride_h: 2, stride_w: 2 } as const;
+const ps2 = { strideH: 2, strideW: 2 } as const;
+const f5 = { R: 5, S: 5, pad_h: 2, pad_w: 2 } as const;
+const p5 = { R: 5, S: 5, padH: 2, padW: 2 } as const;
+const f7 = { R: 7, S: 7, pad_h: 3, pad_w: 3 } as const;
+const p7 = { R: 7, S: 7, padH: 3, padW: 3 } as const;
+
+const perTarget = (target: 'gfx950' | 'sm_90'): [string, Spec, Problem][] => {
+  const spec = (o: Partial<Spec>) => depthwiseSpec({ target, ...o });
+  return [
+    [`${target} 3x3 s1 bf16 M1, partial H/W tiles, 2 channel tiles`, spec({}), dw(32, 1, {})],
+    [`${target} 3x3 s2 fp16 M1, odd map`, spec({ ...s2, dtype: 'fp16' }), dw(16, 1, { ...ps2, H: 9, W: 15, dtype: 'fp16' })],
+    [`${target} 5x5 s1 bf16 M2, 2 columns per thread`, spec({ ...f5, ck: 4, waves_m: 2 }), dw(8, 2, p5)],
+    [`${target} 7x7 s2 fp16 M1 p3, uneven staging passes`, spec({ ...f7, ...s2, dtype: 'fp16', tile_h: 4, tile_w: 4 }), dw(16, 1, { ...p7, ...ps2, H: 11, W: 10, dtype: 'fp16' })],
+    [`${target} 3x3 s1 bf16 M2, channel tail C 12 (2-byte staging and stores)`, spec({ ck: 4 }), dw(12, 2, { N: 1 })],
+    [`${target} 3x3 s1 fp16 M4, C 10 K 40 (tail tile)`, spec({ ck: 2, tile_k: 32, dtype: 'fp16', tile_h: 1 }), dw(10, 4, { N: 1, H: 4, dtype: 'fp16' })],
+    [`${target} 7x7 s1 bf16 M1, C 20 (channel tail)`, spec({ ...f7, lds_pad: 8 }), dw(20, 1, { ...p7, N: 1, H: 5, W: 9 })],
+    [`${target} 1x5 s1 p0x2 bf16 M1`, spec({ R: 1, S: 5, pad_h: 0, pad_w: 2 }), dw(16, 1, { R: 1, S: 5, padH: 0, padW: 2, N: 1 })],
+  ];
+};
+
+const cases = [...perTarget('gfx950'), ...perTarget('sm_90')];
+
+function run(spec: Spec, p: Problem, w?: Uint16Array) {
+  const g = problemGeometry(p);
+  const x = randomBits(g.xBytes / 2, p.dtype, 51);
+  const weights = w ?? randomBits(g.wBytes / 2, p.dtype, 53);
+  const y = Array.from(interpretConv(buildConvKernel(spec), p, x, weights).y, fromBits(p.dtype));
+  return { x, w: weights, y };
+}
+
+describe('depthwise kernel numerics (interpreter vs naive fp64 conv)', () => {
+  it.each(cases)('%s', (_, spec, p) => {
+    expect(validate(spec, p)).toEqual({ ok: true });
+    const { x, w, y } = run(spec, p);
+    expect(mismatches(y, naiveConv(p, x, w), p.dtype, p.R * p.S)).toEqual({ count: 0, first: null });
+  });
+
+  it('the oracle tolerance catches one dropped tap', () => {
+    const [, spec, p] = cases[0]!;
+    const { x, w, y } = run(spec, p);
+    // Zero tap (1, 2) of every channel in the reference: the kernel output must now disagree.
+    const w2 = w.slice();
+    for (let k = 0; k < p.K; k++) w2[k * 9 + 5] = 0;
+    expect(mismatches(y, naiveConv(p, x, w2), p.dtype, 9).count).toBeGreaterThan(p.N * 10);
+  });
+});
