@@ -2,7 +2,8 @@
  * The kernel ABI: one ordered kernarg table per variant. The kernel builder generates its IR
  * parameters from it and the host packs values from it, so the two cannot drift apart.
  */
-import { problemGeometry, type Problem } from './problem.js';
+import { epilogueKernargs, type Epilogue } from '@rocke/ir';
+import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import type { Variant } from './spec.js';
 import { MAX_TENSOR_BYTES } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
@@ -19,8 +20,8 @@ export interface KernargEntry {
   readonly doc: string;
 }
 
-/** Buffers a launch binds. */
-export type BufferName = 'x' | 'w' | 'y' | 'ws';
+/** Buffers a launch binds (bias and residual: a fused epilogue's). */
+export type BufferName = 'x' | 'w' | 'y' | 'ws' | 'bias' | 'residual';
 
 /** A pointer argument not yet bound to an address: buffer `buffer` plus a byte offset (a chunk's view). */
 export interface BufferRef {
@@ -77,11 +78,16 @@ export const KERNEL_ABI = {
 /** Names of a variant's kernel arguments (default: of any variant). */
 export type KernargName<V extends Variant = Variant> = (typeof KERNEL_ABI)[V][number]['name'];
 
-/** The kernarg table of a variant. */
-export function kernargTable(variant: Variant): readonly KernargEntry[] {
+/**
+ * The kernarg table of a variant, with a fused epilogue's arguments (@rocke/ir's
+ * `epilogueKernargs`) appended when the kernel has one (never split_c: its reduce has them).
+ */
+export function kernargTable(variant: Variant, epilogue?: Epilogue): readonly KernargEntry[] {
   const table: readonly KernargEntry[] | undefined = KERNEL_ABI[variant];
   if (!table) throw new KernargError(`unknown variant '${String(variant)}'`);
-  return table;
+  if (!epilogue) return table;
+  if (variant === 'split_c') throw new KernargError('split_c kernels take no epilogue arguments (the split-reduce pass applies the epilogue)');
+  return [...table, ...epilogueKernargs(epilogue)];
 }
 
 /** A kernarg list that does not match its table, or a value out of its type's range. */
@@ -93,8 +99,8 @@ export class KernargError extends Error {
  * Orders named values by the variant's table. Throws a {@link KernargError} naming every missing
  * and every unexpected name, so an order or spelling mismatch never reaches a launch.
  */
-export function orderKernargs(variant: Variant, values: Readonly<Record<string, KernargValue>>): KernargValue[] {
-  const table = kernargTable(variant);
+export function orderKernargs(variant: Variant, values: Readonly<Record<string, KernargValue>>, epilogue?: Epilogue): KernargValue[] {
+  const table = kernargTable(variant, epilogue);
   const expected = new Set(table.map((e) => e.name));
   const missing = table.filter((e) => !(e.name in values)).map((e) => e.name);
   const extra = Object.keys(values).filter((k) => !expected.has(k));
@@ -131,7 +137,7 @@ function checkValue(e: KernargEntry, v: KernargValue): void {
       if (typeof v !== 'bigint' || v < -(1n << 63n) || v >= 1n << 63n) bad(`${String(v)} is not an i64 bigint`);
       return;
     case 'f32':
-      if (typeof v !== 'number') bad(`${String(v)} is not a number`);
+      if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${String(v)} is not a finite number`);
       return;
   }
 }
@@ -139,10 +145,43 @@ function checkValue(e: KernargEntry, v: KernargValue): void {
 /** Pointer arguments of one launch: addresses or views of the bound buffers. */
 export type KernargBuffers = { x: bigint | BufferRef; w: bigint | BufferRef; y: bigint | BufferRef; ws?: bigint | BufferRef };
 
+/** The scalars of a fused epilogue (those its shape uses; alpha and beta default to 1). */
+export interface EpilogueScalars {
+  alpha?: number;
+  beta?: number;
+  slope?: number;
+  lo?: number;
+  hi?: number;
+}
+
 /** Options for {@link kernargValues}. */
 export interface KernargValueOptions {
   /** split_c: channel slices (required there, rejected elsewhere). */
   splits?: number;
+  /**
+   * A fused epilogue (the spec's), with its scalars. Bias binds buffer `bias` (K entries from
+   * byte 0); the residual binds buffer `residual` at y's offset (it has y's layout).
+   */
+  epilogue?: { shape: Epilogue; scalars: EpilogueScalars };
+}
+
+/** The epilogue's values of one launch whose y view starts at `yOffsetBytes`. */
+function epilogueValues(e: { shape: Epilogue; scalars: EpilogueScalars }, problem: Problem, yOffsetBytes: number, yBytes: number): Record<string, KernargValue> {
+  const { shape, scalars } = e;
+  const values: Record<string, KernargValue> = { alpha: scalars.alpha ?? 1 };
+  if (shape.bias !== 'none') {
+    values.bias = { buffer: 'bias', offsetBytes: 0 };
+    values.bias_bytes = problem.K * (shape.bias === 'fp32' ? 4 : ELEMENT_BYTES);
+  }
+  if (shape.residual) {
+    values.residual = { buffer: 'residual', offsetBytes: yOffsetBytes };
+    values.residual_bytes = yBytes;
+    values.beta = scalars.beta ?? 1;
+  }
+  // A missing parameter goes in as NaN, which the f32 check names.
+  if (shape.act === 'leaky_relu') values.slope = scalars.slope ?? Number.NaN;
+  if (shape.act === 'clamp') Object.assign(values, { lo: scalars.lo ?? Number.NaN, hi: scalars.hi ?? Number.NaN });
+  return values;
 }
 
 /**
@@ -193,7 +232,11 @@ export function kernargValues(
     if (opts.splits !== undefined && opts.splits !== 1) throw new KernargError(`${variant} kernargs take no split count (got ${opts.splits})`);
     if (buffers.ws !== undefined) throw new KernargError(`${variant} kernargs take no ws buffer`);
   }
-  return orderKernargs(variant, values);
+  if (opts.epilogue) {
+    const yOffset = typeof buffers.y === 'object' ? buffers.y.offsetBytes : 0;
+    Object.assign(values, epilogueValues(opts.epilogue, problem, yOffset, g.yBytes));
+  }
+  return orderKernargs(variant, values, opts.epilogue?.shape);
 }
 
 /** Replaces buffer views by `base address + offset`. */
@@ -217,9 +260,9 @@ export interface KernargSlot {
 const SIZE: Record<KernargType, number> = { ptr: 8, i64: 8, i32: 4, f32: 4 };
 
 /** Offsets of the variant's kernargs and the total size (rounded up to 8 bytes). */
-export function kernargLayout(variant: Variant): { slots: KernargSlot[]; size: number } {
+export function kernargLayout(variant: Variant, epilogue?: Epilogue): { slots: KernargSlot[]; size: number } {
   let offset = 0;
-  const slots = kernargTable(variant).map((e) => {
+  const slots = kernargTable(variant, epilogue).map((e) => {
     const size = SIZE[e.type];
     offset = Math.ceil(offset / size) * size;
     const slot = { name: e.name, type: e.type, offset, size };
@@ -230,8 +273,8 @@ export function kernargLayout(variant: Variant): { slots: KernargSlot[]; size: n
 }
 
 /** Packs resolved values into a little-endian kernarg buffer laid out by {@link kernargLayout}. */
-export function packKernargs(variant: Variant, values: readonly (number | bigint)[]): Uint8Array {
-  const { slots, size } = kernargLayout(variant);
+export function packKernargs(variant: Variant, values: readonly (number | bigint)[], epilogue?: Epilogue): Uint8Array {
+  const { slots, size } = kernargLayout(variant, epilogue);
   if (values.length !== slots.length) {
     throw new KernargError(`${variant} takes ${slots.length} kernargs, got ${values.length}`);
   }

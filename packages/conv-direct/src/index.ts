@@ -122,6 +122,7 @@ export {
   resolveKernargs,
   type BufferName,
   type BufferRef,
+  type EpilogueScalars,
   type KernargBuffers,
   type KernargEntry,
   type KernargSlot,

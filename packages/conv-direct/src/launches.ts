@@ -5,7 +5,7 @@
  * values with its `signature` and launches them in order.
  */
 import { getTarget } from '@rocke/ir';
-import { KERNARG_TABLE as REDUCE_SIGNATURE, planReduce, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
+import { kernargTable as reduceKernargTable, planReduce, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
 import { kernargTable, type KernargEntry, type KernargValue } from './abi.js';
 import type { Dtype, Problem } from './problem.js';
 import { plan, type LaunchPlan, type PlanOptions } from './plan.js';
@@ -39,7 +39,11 @@ export interface LaunchSequence {
 
 /** Options of {@link launchSequence}. */
 export interface LaunchSequenceOptions extends PlanOptions {
-  /** split_c: the split-reduce helper spec that folds the slices (see {@link chooseReduceHelper}). */
+  /**
+   * split_c: the split-reduce helper spec that folds the slices (see {@link chooseReduceHelper});
+   * with a fused epilogue it carries the epilogue (the conv spec does not), and `epilogue` holds
+   * its scalars as for the other variants.
+   */
   reduce?: SplitReduceSpec;
 }
 
@@ -51,14 +55,18 @@ export function launchSequence(spec: Spec, problem: Problem, options: LaunchSequ
   const { reduce, ...planOptions } = options;
   const convPlan = plan(spec, problem, spec.target, planOptions);
   const programmatic = getTarget(spec.target).gridDependency !== undefined;
-  const convSignature = kernargTable(spec.variant);
+  const convSignature = kernargTable(spec.variant, spec.epilogue);
+  const reduceSignature = reduceKernargTable(reduce?.epilogue);
+  const scalars = planOptions.epilogue ?? {};
+  // split_c's epilogue (the reduce spec's) is applied per output channel of the whole problem.
+  const reduceEpilogue = reduce?.epilogue ? { epilogue: reduce.epilogue, epilogueArgs: { channels: problem.K, ...scalars, alpha: scalars.alpha ?? 1 } } : {};
   const launches: SequencedLaunch[] = [];
   convPlan.launches.forEach((l, index) => {
     launches.push({ role: 'conv', kernelName: l.kernelName, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, signature: convSignature, kernargs: l.kernargs, programmatic });
     for (const step of convPlan.reduce?.filter((r) => r.launchIndex === index) ?? []) {
       if (!reduce) throw new Error(`${convPlan.kernelName} is split_c: it needs a split-reduce helper kernel for ${step.dtype}`);
-      const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes });
-      for (const r of rp.launches) launches.push({ role: 'reduce', kernelName: r.kernelName, grid: r.grid, block: r.block, sharedBytes: 0, signature: REDUCE_SIGNATURE, kernargs: r.kernargs, programmatic });
+      const rp = planReduce({ count: step.elements, splits: step.splits, dtype: step.dtype, target: spec.target, spec: reduce, wsOffsetBytes: step.wsOffsetBytes, yOffsetBytes: step.yOffsetBytes, ...reduceEpilogue });
+      for (const r of rp.launches) launches.push({ role: 'reduce', kernelName: r.kernelName, grid: r.grid, block: r.block, sharedBytes: 0, signature: reduceSignature, kernargs: r.kernargs, programmatic });
     }
   });
   return { plan: convPlan, launches };

@@ -3,7 +3,7 @@
  * whose activations pass the 32-bit buffer range run as balanced per-chunk launches over views of
  * the same buffers (NHWC / NHWK are batch-outermost, so a chunk of images is one byte range).
  */
-import { kernargValues, type BufferRef, type KernargValue } from './abi.js';
+import { kernargValues, type BufferRef, type EpilogueScalars, type KernargValue } from './abi.js';
 import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { checkProblem, problemGeometry, problemLabel, type Dtype, type Problem } from './problem.js';
@@ -71,6 +71,8 @@ export interface PlanOptions {
   splits?: number;
   /** split_c: waves of resident workgroups to aim for (default: `defaultSplitWaves(spec.target)`). */
   minWaves?: number;
+  /** The scalars of the spec's fused epilogue (alpha, beta default 1; slope, lo, hi where its act needs them). */
+  epilogue?: EpilogueScalars;
 }
 
 /**
@@ -188,7 +190,7 @@ export function plan(spec: Spec, problem: Problem, target: TargetName, opts: Pla
       spec.variant,
       chunk,
       { x: view('x', xOffsetBytes), w: view('w', 0), y: view('y', yOffsetBytes), ...(split ? { ws: view('ws', 0) } : {}) },
-      split ? { splits } : {},
+      { ...(split ? { splits } : {}), ...(spec.epilogue ? { epilogue: { shape: spec.epilogue, scalars: opts.epilogue ?? {} } } : {}) },
     );
     const grid = launchGrid(spec, chunk, splits);
     launches.push({

@@ -2,6 +2,7 @@
  * The kernel spec: every value baked into one compiled binary. Shapes (N, H, W, C, K, groups,
  * split count) are runtime kernargs and are not part of it; filter size, stride and padding are.
  */
+import { ACTIVATIONS, BIAS_KINDS, epilogueTag } from '@rocke/ir';
 import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
 import { depthwiseGeometry } from './depthwise-geometry.js';
@@ -63,6 +64,12 @@ export const SpecSchema = z
      * staged weight chunk serves tile_n images (small maps with N > 1). 1: one image per tile.
      */
     tile_n: int,
+    /**
+     * The fused store epilogue (@rocke/ir's `Epilogue`: act(alpha*acc + bias[k] + beta*r) before
+     * the cast), dense and grouped only: split_c's runs in its split-reduce pass. Left out: the
+     * bare store; a bare epilogue written out is refused (one spelling per kernel).
+     */
+    epilogue: z.object({ act: z.enum(ACTIVATIONS), bias: z.enum(BIAS_KINDS), residual: z.boolean() }).strict().optional(),
   })
   .strict();
 
@@ -122,6 +129,8 @@ export function kernelName(spec: Spec): string {
     spec.variant === 'grouped' || spec.group_merge !== 1 ? `gm${spec.group_merge}` : '',
     // Only when not 1, so the names (and IR digests) of one-image tiles stay as they were.
     spec.tile_n !== 1 ? `n${spec.tile_n}` : '',
+    // Only with an epilogue, so bare kernels keep their names and digests.
+    spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
   return parts.filter((p) => p.length > 0).join('_');
 }

@@ -2,6 +2,7 @@
  * Spec validation for dense, split_c, grouped/group_merge, on AMD and sm_90.
  * `validate()` never throws: every failure, including malformed input, comes back as a reason.
  */
+import { isBareEpilogue } from '@rocke/ir';
 import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
@@ -54,6 +55,10 @@ function validateSpecOnly(s: Spec): string | null {
   }
   for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds', 'group_merge', 'tile_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
+  }
+  if (s.epilogue && isBareEpilogue(s.epilogue)) return 'epilogue: a bare epilogue (act none, no bias, no residual) is written by leaving the field out';
+  if (s.epilogue && s.variant === 'split_c') {
+    return "epilogue: split_c writes fp32 partial sums; its epilogue runs in the split-reduce pass after the fold (give it to the reduce's spec)";
   }
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
   if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;

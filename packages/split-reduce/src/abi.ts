@@ -100,8 +100,8 @@ export function kernargValues(a: ReduceLaunchArgs): KernargValue[] {
       values.bias_bytes = args.channels * (shape.bias === 'fp32' ? 4 : DTYPE_BYTES[a.dtype]);
     }
     if (shape.residual) {
-      // The residual has y's layout: this launch's view starts at its first element, as y's does.
-      values.residual = { buffer: 'residual', offsetBytes: start * DTYPE_BYTES[a.dtype] };
+      // The residual has y's layout: its view starts where this launch's y view does.
+      values.residual = { buffer: 'residual', offsetBytes: typeof a.y === 'object' ? a.y.offsetBytes : start * DTYPE_BYTES[a.dtype] };
       values.residual_bytes = a.count * DTYPE_BYTES[a.dtype];
       values.beta = args.beta ?? 1;
     }

@@ -34,7 +34,7 @@ export interface ReduceProblem {
   /**
    * split_c's fused epilogue, applied after the fold: its shape (goes into the default spec; a
    * given spec must carry the same) and its launch scalars. The bias buffer is bound as `bias`
-   * (K entries), the residual as `residual` (y's layout, element 0 at byte 0).
+   * (K entries), the residual as `residual` (y's layout: each launch's view at its y view's offset).
    */
   readonly epilogue?: Epilogue;
   readonly epilogueArgs?: EpilogueArgs;

@@ -4,7 +4,7 @@
  * how CI checks the numerics of the exact IR it ships, on every target's lowering.
  */
 import { interpret } from '@rocke/ir';
-import type { KernargValue } from '../abi.js';
+import type { EpilogueScalars, KernargValue } from '../abi.js';
 import { plan, type LaunchPlan } from '../plan.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
@@ -27,6 +27,8 @@ export interface CpuRunOptions {
   readonly splits?: number;
   /** Initial byte of every y element (default 0x7F: an unwritten element reads as NaN-like garbage, never as 0). */
   readonly yFill?: number;
+  /** The spec's fused epilogue: its scalars, bias (K: fp32 values or dtype bits) and residual (y's layout, dtype bits). */
+  readonly epilogue?: { readonly scalars: EpilogueScalars; readonly bias?: Float32Array | Uint16Array; readonly residual?: Uint16Array };
 }
 
 /**
@@ -37,10 +39,11 @@ export function interpretConv(kernel: ConvKernel, problem: Problem, x: Uint16Arr
   const geo = problemGeometry(problem);
   if (x.length * 2 !== geo.xBytes) throw new RangeError(`x holds ${x.length} elements, the problem needs ${geo.xBytes / 2}`);
   if (w.length * 2 !== geo.wBytes) throw new RangeError(`w holds ${w.length} elements, the problem needs ${geo.wBytes / 2}`);
-  const p = plan(kernel.spec, problem, kernel.spec.target, options.splits !== undefined ? { splits: options.splits } : {});
+  const e = options.epilogue;
+  const p = plan(kernel.spec, problem, kernel.spec.target, { ...(options.splits !== undefined ? { splits: options.splits } : {}), ...(e ? { epilogue: e.scalars } : {}) });
   const y = new Uint16Array(geo.yBytes / 2).fill(((options.yFill ?? 0x7f) << 8) | (options.yFill ?? 0x7f));
   const ws = p.workspaceBytes > 0 ? new Float32Array(p.workspaceBytes / WORKSPACE_ELEMENT_BYTES) : undefined;
-  const buffers: Record<string, ArrayBufferView> = { x, w, y, ...(ws ? { ws } : {}) };
+  const buffers: Record<string, ArrayBufferView> = { x, w, y, ...(ws ? { ws } : {}), ...(e?.bias ? { bias: e.bias } : {}), ...(e?.residual ? { residual: e.residual } : {}) };
   let instructions = 0;
   for (const launch of p.launches) {
     const args = launch.kernargs.map((v: KernargValue) => {

@@ -13,11 +13,11 @@
  * C and K need not be multiples of 8: when C (or K) is not, the staging (or the store) takes
  * 2-byte elements, each checked against C (K), on a uniform branch.
  */
-import { bfloat, f32, getTarget, half, i16, i8, vec, zero, type Builder, type Target, type Value } from '@rocke/ir';
+import { bfloat, f32, getTarget, half, i16, i8, vec, zero, type Builder, type GlobalBuffer, type StoreEpilogue, type Target, type Type, type Value } from '@rocke/ir';
 import { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, type DepthwiseGeometry } from '../depthwise-geometry.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import type { Spec } from '../spec.js';
-import { openConvKernel, SENTINEL_OFFSET, type ConvKernel } from './open.js';
+import { openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel } from './open.js';
 import { emitTileOrigin } from './grid-decode.js';
 
 const E = ELEMENT_BYTES;
@@ -216,6 +216,11 @@ function emitStores(
   const ow0 = b.add(o.origin.ow0, b.mul(o.group, g.columnsPerThread), 'y.ow0');
   const rowOk = b.icmp('ult', oh, b.arg('Ho'));
   const rowElem = b.add(b.add(b.mul(o.origin.image, b.arg('y_stride_n')), b.mul(oh, b.arg('y_stride_h'))), k, 'y.row');
+  const epilogue = openStoreEpilogue(t, b, spec);
+  if (epilogue) {
+    emitFusedStores(b, t, yBuf, epilogue, acc, { k, ow0, rowOk, rowElem, elem });
+    return;
+  }
   const columns = acc.map((a, c) => {
     const ow = b.add(ow0, c);
     return {
@@ -236,6 +241,48 @@ function emitStores(
         for (let i = 0; i < V; i++) {
           const ok = b.and(c.ok, b.icmp('ult', b.add(k, i), K));
           t.globalStore(b, yBuf, b.select(ok, b.mul(b.add(c.elem, i), E), SENTINEL_OFFSET), b.extractElement(c.value, i), { align: E });
+        }
+      return [];
+    },
+    'y.store',
+  );
+}
+
+/**
+ * The stores of {@link emitStores} through a fused epilogue: runs of V channels on the
+ * whole-vector path, one element at a time on the tail path (no bias or residual read straddles
+ * the end of K).
+ */
+function emitFusedStores(
+  b: Builder,
+  t: Target,
+  yBuf: GlobalBuffer,
+  epilogue: StoreEpilogue,
+  acc: readonly Value[],
+  o: { k: Value; ow0: Value; rowOk: Value; rowElem: Value; elem: Type },
+): void {
+  const K = b.arg('K');
+  const columns = acc.map((a, c) => {
+    const ow = b.add(o.ow0, c);
+    return { acc: a, ok: b.and(o.rowOk, b.icmp('ult', ow, b.arg('Wo'))), elem: b.add(o.rowElem, b.mul(ow, b.arg('y_stride_w'))) };
+  });
+  const whole = b.icmp('eq', b.and(K, V - 1), 0, 'k.whole.vectors');
+  b.ifThenElse(
+    whole,
+    () => {
+      for (const c of columns) {
+        const value = b.bitcast(b.fptrunc(epilogue.apply(b, c.acc, { channel: o.k, element: c.elem }), vec(V, o.elem)), vec(V, i16));
+        t.globalStore(b, yBuf, b.select(b.and(c.ok, b.icmp('ult', o.k, K)), b.mul(c.elem, E), SENTINEL_OFFSET), value, { align: 16 });
+      }
+      return [];
+    },
+    () => {
+      for (const c of columns)
+        for (let i = 0; i < V; i++) {
+          const channel = b.add(o.k, i);
+          const at = b.add(c.elem, i);
+          const value = b.bitcast(b.fptrunc(epilogue.apply(b, b.extractElement(c.acc, i), { channel, element: at }), o.elem), i16);
+          t.globalStore(b, yBuf, b.select(b.and(c.ok, b.icmp('ult', channel, K)), b.mul(at, E), SENTINEL_OFFSET), value, { align: E });
         }
       return [];
     },

@@ -4,7 +4,8 @@
  * strides 1 and 2, 1x1 / 3x3 / 5x5 filters, uneven staging passes, swizzle on and off, iglp,
  * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90; plus split_c and grouped
  * (group_merge, whole and split weight pieces), the sm_90a warpgroup-MMA kernel (dense, split_c,
- * stride 2), and multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands).
+ * stride 2), and multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands);
+ * and fused epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above is bare).
  */
 import type { Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
@@ -45,6 +46,10 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-fp16-stride2-t8x16x64-w2x2', spec: wgmmaSpec({ dtype: 'fp16', stride_h: 2, stride_w: 2, tile_w: 16, waves_m: 2, waves_n: 2 }) },
   { name: 'sm90-split-c-t8x8x32-ck16-w1x4-n4-db', spec: { ...sm90, variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, tile_n: 4 } },
   { name: 'gfx950-16x16x32-t8x16x32-w1x4-n2', spec: { ...base, atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 4, tile_n: 2 } },
+  { name: 'gfx950-epilogue-silu-bias32-residual', spec: { ...base, epilogue: { act: 'silu', bias: 'fp32', residual: true } } },
+  { name: 'gfx942-epilogue-clamp-biasdtype', spec: { ...base, target: 'gfx942', atom: '32x32x8', ck: 16, epilogue: { act: 'clamp', bias: 'dtype', residual: false } } },
+  { name: 'sm90-grouped-gm4-epilogue-relu-bias32-residual', spec: { ...sm90, variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, waves_m: 1, epilogue: { act: 'relu', bias: 'fp32', residual: true } } },
+  { name: 'sm90a-wgmma-ck64-epilogue-gelu-bias32-residual', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2, epilogue: { act: 'gelu', bias: 'fp32', residual: true } }) },
 ];
 
 /** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */

@@ -11,6 +11,7 @@ export {
   type StagingSchedule,
 } from './build.js';
 export { chipletRemap, decodeWorkgroup, emitDecodeWorkgroup } from './grid-decode.js';
+export { openStoreEpilogue } from './open.js';
 export { activationCoord, matrixOrigins, outputCoord, vectorRuns, weightCoord, type OperandCoord, type Run, type StorageCoord } from './fragments.js';
 export { interpretConv, type CpuRunOptions, type CpuRunResult } from './cpu-run.js';
 export { groupedChannelAlignment, usesAsyncCopy, weightPieceElems } from './schedule.js';

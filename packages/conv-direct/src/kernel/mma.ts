@@ -35,6 +35,7 @@ import {
   emitHaloSource,
   emitOutputSliceBase,
   openConvKernel,
+  openStoreEpilogue,
   variantArg,
   type ConvKernel,
   type KernelArgs,
@@ -156,7 +157,8 @@ class MmaConvBuilder {
     // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
     this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
     this.outStride = spec.tile_k + 16 / this.outBytes;
-    this.stagedEpilogue = this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    // A fused epilogue runs on the fp32 runs each lane holds, so such kernels store directly.
+    this.stagedEpilogue = !spec.epilogue && this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -693,6 +695,7 @@ class MmaConvBuilder {
     const hWave = oneImage ? b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave') : undefined;
     const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
+    const epilogue = openStoreEpilogue(t, b, spec);
     // tile_n > 1: the wave's row `row` is virtual row v = wn*rowsPerWave + row, row v % tile_h of image n + v / tile_h.
     const rowAt = (row: number): { oh: Value; hOk: Value; rowImageK: Value } => {
       if (hWave && imageK) {
@@ -719,6 +722,8 @@ class MmaConvBuilder {
             const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
+            // The block's channel k is global channel kOffset + k (grouped: the group block's first channel).
+            if (epilogue) val = epilogue.apply(b, val, { channel: o.kOffset ? b.add(o.kOffset, k) : k, element: elem });
             if (!split) val = b.fptrunc(val, lanes.length === 1 ? outElem : vec(lanes.length, outElem));
             t.globalStore(b, outBuf, off, val, { align: eBytes * run.length });
           }

@@ -4,7 +4,7 @@
  * typed argument accessors, the sm_90 grid-dependency prologue, the LDS window), the channel
  * slice, the halo source addressing of the staged input tile and the output slice base.
  */
-import { f32, i32, i8, ptr, type Builder, type KernelOptions, type KernelParam, type Module, type Target, type Value } from '@rocke/ir';
+import { f32, i32, i8, openEpilogue, ptr, type Builder, type KernelOptions, type KernelParam, type Module, type StoreEpilogue, type Target, type Value } from '@rocke/ir';
 import { kernargTable, type KernargEntry, type KernargName } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, type Spec, type SpecGeometry } from '../spec.js';
@@ -103,7 +103,7 @@ export interface OpenConvKernel {
 export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ldsAlign: number): OpenConvKernel {
   const name = kernelName(spec);
   const module = t.createModule();
-  const abi = kernargTable(spec.variant);
+  const abi = kernargTable(spec.variant, spec.epilogue);
   const b = t.kernel(module, name, kernelParams(abi), options);
   const args = Object.fromEntries(abi.map((e) => [e.name, b.arg(e.name)])) as KernelArgs;
   if (t.gridDependency) {
@@ -180,4 +180,14 @@ export function emitHaloSource(
   const elem = b.add(b.add(b.add(b.mul(image, args.x_stride_n), b.mul(ih, args.x_stride_h)), b.mul(iw, args.x_stride_w)), b.add(b.mul(cv, 8), o.cStart));
   const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${o.j}`);
   return { global, row, col, cv, pos, inTile };
+}
+
+/**
+ * The spec's fused store epilogue, opened where the stores begin (its arguments are read there):
+ * every builder passes each fp32 run through `apply(b, acc, {channel, element})` (the run's first
+ * global output channel and its first element of y) before the cast. Undefined without one, so
+ * bare kernels emit exactly what they did.
+ */
+export function openStoreEpilogue(t: Target, b: Builder, spec: Spec): StoreEpilogue | undefined {
+  return spec.epilogue ? openEpilogue(t, b, spec.epilogue, spec.dtype) : undefined;
 }

@@ -1,5 +1,6 @@
 /** Test support: a naive fp64 direct convolution and a tolerance check (conv-direct may not depend on @rocke/reference). */
-import { bfloatFromBits, bfloatToBits, halfToBits } from '@rocke/ir';
+import { bfloatFromBits, bfloatToBits, halfToBits, type Activation } from '@rocke/ir';
+import type { EpilogueScalars } from '../abi.js';
 import { problemGeometry, type Dtype, type Problem } from '../problem.js';
 
 /** fp16 bits -> value. */
@@ -60,12 +61,15 @@ export function naiveConv(p: Problem, x: Uint16Array, w: Uint16Array): Float64Ar
   return y;
 }
 
-/** First element whose kernel value is outside the fp32-accumulation tolerance, or null; plus the count. */
-export function mismatches(actual: ArrayLike<number>, expected: Float64Array, dtype: Dtype | 'fp32', reduction: number): { count: number; first: { index: number; actual: number; expected: number } | null } {
+/**
+ * First element whose kernel value is outside the fp32-accumulation tolerance, or null; plus the
+ * count. `scaleRms` replaces rms(expected) in the absolute term (an epilogue's, see {@link withEpilogue}).
+ */
+export function mismatches(actual: ArrayLike<number>, expected: Float64Array, dtype: Dtype | 'fp32', reduction: number, scaleRms?: number): { count: number; first: { index: number; actual: number; expected: number } | null } {
   const bits = dtype === 'bf16' ? 8 : dtype === 'fp16' ? 11 : 24;
   let rms = 0;
   for (const v of expected) rms += v * v;
-  rms = Math.sqrt(rms / Math.max(1, expected.length));
+  rms = scaleRms ?? Math.sqrt(rms / Math.max(1, expected.length));
   const rtol = 1.125 * 2 ** (1 - bits);
   const atol = 2 ** -24 + 8 * 2 ** -24 * Math.sqrt(reduction) * rms;
   let count = 0;
@@ -88,4 +92,48 @@ export function channelSlice(p: Problem, x: Uint16Array, w: Uint16Array, c0: num
   const ws = new Uint16Array((w.length / p.C) * cs);
   for (let i = 0; i < w.length / p.C; i++) ws.set(w.subarray(i * p.C + c0, i * p.C + c0 + cs), i * cs);
   return { p: { ...p, C: cs }, x: xs, w: ws };
+}
+
+/** The fused epilogue's activations in fp64 (the tanh form of gelu). */
+export function activate64(act: Activation, z: number, p: EpilogueScalars): number {
+  switch (act) {
+    case 'none': return z;
+    case 'relu': return Math.max(z, 0);
+    case 'relu6': return Math.min(Math.max(z, 0), 6);
+    case 'leaky_relu': return z > 0 ? z : p.slope! * z;
+    case 'silu': return z / (1 + Math.exp(-z));
+    case 'hard_swish': return (z * Math.min(Math.max(z + 3, 0), 6)) / 6;
+    case 'gelu': return 0.5 * z * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (z + 0.044715 * z ** 3)));
+    case 'sigmoid': return 1 / (1 + Math.exp(-z));
+    case 'clamp': return Math.min(Math.max(z, p.lo!), p.hi!);
+  }
+}
+
+/** Largest slope of each activation (how much an error in its input can grow). */
+const GAIN: Record<Activation, number> = { none: 1, relu: 1, relu6: 1, leaky_relu: 1, silu: 1.1, hard_swish: 1.5, gelu: 1.13, sigmoid: 0.25, clamp: 1 };
+
+/**
+ * act(alpha*conv + bias[k] + beta*r) in fp64 over a naive conv's sums (NHWK), and the scale of the
+ * tolerance's absolute term: gain * rms(|alpha*conv| + |bias| + |beta*r|), what a kernel rounds in fp32.
+ */
+export function withEpilogue(
+  conv: Float64Array,
+  K: number,
+  dtype: Dtype,
+  e: { act: Activation; scalars: EpilogueScalars; bias?: Float32Array | Uint16Array; residual?: Uint16Array },
+): { expected: Float64Array; scaleRms: number } {
+  const dec = fromBits(dtype);
+  const alpha = e.scalars.alpha ?? 1;
+  const beta = e.scalars.beta ?? 1;
+  const expected = new Float64Array(conv.length);
+  let squares = 0;
+  for (let i = 0; i < conv.length; i++) {
+    const a = alpha * conv[i]!;
+    const b = e.bias ? (e.bias instanceof Float32Array ? e.bias[i % K]! : dec(e.bias[i % K]!)) : 0;
+    const r = e.residual ? beta * dec(e.residual[i]!) : 0;
+    expected[i] = activate64(e.act, a + b + r, e.scalars);
+    squares += (Math.abs(a) + Math.abs(b) + Math.abs(r)) ** 2;
+  }
+  const gain = e.act === 'leaky_relu' ? Math.max(1, Math.abs(e.scalars.slope!)) : GAIN[e.act];
+  return { expected, scaleRms: gain * Math.sqrt(squares / Math.max(1, conv.length)) };
 }

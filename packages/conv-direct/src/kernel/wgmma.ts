@@ -23,6 +23,7 @@ import {
   emitHaloSource,
   emitOutputSliceBase,
   openConvKernel,
+  openStoreEpilogue,
   variantArg,
   type ConvKernel,
   type KernelArgs,
@@ -304,6 +305,7 @@ class WgmmaConvBuilder {
     const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
     const lane = b.and(o.tid, 31, 'lane');
     const kThread = b.add(b.add(o.kBase, b.mul(o.wgM, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
+    const epilogue = openStoreEpilogue(t, b, spec);
     for (let j = 0; j < this.blocksPerGroup; j++) {
       const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
       const n = image ? b.add(o.image, image) : o.image;
@@ -320,7 +322,8 @@ class WgmmaConvBuilder {
           // K is a multiple of 8 (validated), so k < K covers k + 1 too.
           const valid = b.and(pixOk, b.icmp('ult', k, o.K));
           const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
-          const pair = b.vector([accs[j]![4 * cb + 2 * h]!, accs[j]![4 * cb + 2 * h + 1]!]);
+          let pair = b.vector([accs[j]![4 * cb + 2 * h]!, accs[j]![4 * cb + 2 * h + 1]!]);
+          if (epilogue) pair = epilogue.apply(b, pair, { channel: k, element: b.add(pixel, k) });
           t.globalStore(b, outBuf, off, split ? pair : b.fptrunc(pair, vec(2, outElem)), { align: 2 * eBytes });
         }
       }

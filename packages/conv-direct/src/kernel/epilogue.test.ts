@@ -1,0 +1,154 @@
+/**
+ * Fused epilogues in the interpreter: y = act(alpha*conv + bias[k] + beta*r) at the store of the
+ * dense, grouped and depthwise kernels (mma.sync / MFMA, wgmma and FMA builders) and, for split_c, in the
+ * split-reduce pass after the fixed-order fold, on gfx950 and sm_90, against the naive fp64 conv
+ * with the fp64 epilogue. A dropped bias or another activation must fail the same check.
+ */
+import { ACTIVATIONS, interpret, type Activation, type Epilogue } from '@rocke/ir';
+import { buildSplitReduce, defaultSpec as reduceSpecFor, type SplitReduceSpec } from '@rocke/split-reduce';
+import { describe, expect, it } from 'vitest';
+import type { EpilogueScalars } from '../abi.js';
+import { launchSequence } from '../launches.js';
+import { problemGeometry, type Problem } from '../problem.js';
+import { kernelName, type Spec } from '../spec.js';
+import { depthwiseSpec, gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
+import { validate } from '../validate.js';
+import { buildConvKernel } from './build.js';
+import { interpretConv } from './cpu-run.js';
+import { fromBits, mismatches, naiveConv, randomBits, toBits, withEpilogue } from './test-oracle.js';
+
+const SCALARS: EpilogueScalars = { alpha: 0.5, beta: 0.75, slope: 0.1, lo: -1.5, hi: 2.5 };
+
+/** Inputs whose pre-activation values spread over both signs and past 6 (conv rms ~ sqrt(9*C)/3). */
+function data(p: Problem, e: Epilogue) {
+  const g = problemGeometry(p);
+  const x = randomBits(g.xBytes / 2, p.dtype, 11);
+  const w = randomBits(g.wBytes / 2, p.dtype, 23);
+  const biasBits = randomBits(p.K, p.dtype, 5).map((v) => toBits(p.dtype)(fromBits(p.dtype)(v) * 2));
+  const bias = e.bias === 'none' ? undefined : e.bias === 'fp32' ? Float32Array.from(biasBits, (v, i) => fromBits(p.dtype)(v) + (i % 3) * 2 ** -12) : biasBits;
+  const residual = e.residual ? randomBits(g.yBytes / 2, p.dtype, 7).map((v) => toBits(p.dtype)(fromBits(p.dtype)(v) * 2)) : undefined;
+  return { x, w, bias, residual };
+}
+
+/** The fp64 expectation of `e` (or of `act` in its place, or without the bias) and the check of `y` against it. */
+function check(p: Problem, y: Uint16Array, e: Epilogue, d: ReturnType<typeof data>, over: { act?: Activation; dropBias?: boolean } = {}) {
+  const g = problemGeometry(p);
+  const conv = naiveConv(p, d.x, d.w);
+  const { expected, scaleRms } = withEpilogue(conv, p.K, p.dtype, { act: over.act ?? e.act, scalars: SCALARS, bias: over.dropBias ? undefined : d.bias, residual: d.residual });
+  return mismatches(Array.from(y, fromBits(p.dtype)), expected, p.dtype, p.R * p.S * g.cpg, scaleRms);
+}
+
+function runFused(spec: Spec, p: Problem) {
+  const e = spec.epilogue!;
+  expect(validate(spec, p)).toEqual({ ok: true });
+  const d = data(p, e);
+  const run = interpretConv(buildConvKernel(spec), p, d.x, d.w, { epilogue: { scalars: SCALARS, bias: d.bias, residual: d.residual } });
+  return { y: run.y, d };
+}
+
+const small = (o: Partial<Problem> = {}) => problem3x3({ N: 1, H: 6, W: 12, C: 32, K: 64, ...o });
+const full: Epilogue = { act: 'silu', bias: 'fp32', residual: true };
+
+describe('dense: every activation with bias and residual, on gfx950 (MFMA) and sm_90 (mma.sync)', () => {
+  const specs = {
+    gfx950: gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 }),
+    sm_90: sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }),
+  };
+  for (const [target, base] of Object.entries(specs)) {
+    it.each(ACTIVATIONS.map((act) => [act] as const))(`${target} %s`, (act) => {
+      const e: Epilogue = { act, bias: act === 'relu6' ? 'dtype' : 'fp32', residual: true };
+      const p = small({ dtype: act === 'gelu' ? 'fp16' : 'bf16' });
+      const { y, d } = runFused({ ...base, dtype: p.dtype, epilogue: e }, p);
+      expect(check(p, y, e, d)).toEqual({ count: 0, first: null });
+    });
+  }
+});
+
+describe('the check is not vacuous', () => {
+  it('a dropped bias and each other activation fail on the same output', () => {
+    const e: Epilogue = { act: 'hard_swish', bias: 'fp32', residual: true };
+    const p = small();
+    const { y, d } = runFused(sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, epilogue: e }), p);
+    expect(check(p, y, e, d).count).toBe(0);
+    expect(check(p, y, e, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
+    for (const act of ACTIVATIONS.filter((a) => a !== e.act)) expect(check(p, y, e, d, { act }).count, act).toBeGreaterThan(y.length / 50);
+  });
+});
+
+describe('grouped and wgmma', () => {
+  const grouped = { variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 } as const;
+  it.each([
+    ['gfx950 grouped gm4 (16x16x32), silu + fp32 bias + residual', gfx950Spec({ ...grouped, atom: '16x16x32', epilogue: full }), small({ C: 64, groups: 8 })],
+    ['sm_90 grouped gm4, relu6 + dtype bias', sm90Spec({ ...grouped, double_buffer: true, epilogue: { act: 'relu6', bias: 'dtype', residual: false } }), small({ C: 64, groups: 8 })],
+    ['sm_90 grouped gm4, gelu + residual, fp16', sm90Spec({ ...grouped, dtype: 'fp16', double_buffer: true, epilogue: { act: 'gelu', bias: 'none', residual: true } }), small({ C: 64, groups: 8, dtype: 'fp16' })],
+    ['wgmma dense t8x8x64 ck16, gelu + fp32 bias + residual, partial tiles', wgmmaSpec({ epilogue: { act: 'gelu', bias: 'fp32', residual: true } }), small({ H: 10, W: 12, K: 40 })],
+    ['wgmma ck64 swizzled t16x16x64 w1x2, leaky_relu + dtype bias + residual', wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2, epilogue: { act: 'leaky_relu', bias: 'dtype', residual: true } }), small({ H: 14, W: 18, C: 64, K: 64 })],
+  ] as const)('%s', (_, spec, p) => {
+    const { y, d } = runFused(spec, p);
+    expect(check(p, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });
+  });
+});
+
+describe('depthwise', () => {
+  const dw = (C: number, m: number, o: Partial<Problem> = {}) => problem3x3({ N: 1, H: 7, W: 13, C, K: m * C, groups: C, ...o });
+  for (const target of ['gfx950', 'sm_90'] as const) {
+    it.each([
+      ['M1 C 32, silu + fp32 bias + residual (whole vectors)', depthwiseSpec({ target, epilogue: full }), dw(32, 1)],
+      ['M2 C 12 (K 24: the per-element tail), gelu + dtype bias + residual', depthwiseSpec({ target, ck: 4, epilogue: { act: 'gelu', bias: 'dtype', residual: true } }), dw(12, 2)],
+    ] as const)(`${target} %s`, (_, spec, p) => {
+      const { y, d } = runFused(spec, p);
+      expect(check(p, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });
+      expect(check(p, y, spec.epilogue!, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
+    });
+  }
+});
+
+describe('split_c: the epilogue runs in split-reduce after the fold', () => {
+  for (const [target, spec, splits] of [
+    ['gfx950', gfx950Spec({ variant: 'split_c', atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 }), 2],
+    ['sm_90', wgmmaSpec({ variant: 'split_c' }), 4],
+  ] as const) {
+    it(`${target}: sigmoid + fp32 bias + residual, ${splits} splits, bit-identical across runs`, () => {
+      const e: Epilogue = { act: 'sigmoid', bias: 'fp32', residual: true };
+      const p = small({ N: 2, C: 64 });
+      const reduce: SplitReduceSpec = { ...reduceSpecFor(target, p.dtype, 8), epilogue: e };
+      const seq = launchSequence(spec, p, { splits, reduce, epilogue: SCALARS });
+      expect(seq.launches.filter((l) => l.role === 'reduce').every((l) => l.kernelName.endsWith('_epsigmoid_b32_res'))).toBe(true);
+      const d = data(p, e);
+      const conv = buildConvKernel(spec);
+      const reduceModule = buildSplitReduce(reduce);
+      const once = () => {
+        const y = new Uint16Array(problemGeometry(p).yBytes / 2).fill(0x7f7f);
+        const buffers = { x: d.x, w: d.w, y, ws: new Float32Array(seq.plan.workspaceBytes / 4), bias: d.bias!, residual: d.residual! };
+        for (const l of seq.launches) {
+          const args = l.kernargs.map((v) => (typeof v === 'object' ? { buffer: v.buffer, byteOffset: v.offsetBytes } : v));
+          const m = l.role === 'conv' ? conv.module : reduceModule;
+          interpret(m, l.kernelName, { target, grid: l.grid, block: l.block, args, buffers, dynamicShared: l.sharedBytes });
+        }
+        return y;
+      };
+      const y = once();
+      expect(check(p, y, e, d)).toEqual({ count: 0, first: null });
+      expect(check(p, y, e, d, { act: 'silu' }).count).toBeGreaterThan(y.length / 4);
+      expect(Array.from(once())).toEqual(Array.from(y));
+    });
+  }
+});
+
+describe('the epilogue field', () => {
+  it('names: bare kernels keep theirs; epilogue kernels add the tag', () => {
+    const s = sm90Spec();
+    expect(kernelName({ ...s, epilogue: full })).toBe(`${kernelName(s)}_epsilu_b32_res`);
+  });
+
+  it('validation refuses a bare epilogue written out, split_c with an epilogue, and unknown fields', () => {
+    const p = small();
+    expect(validate({ ...sm90Spec(), epilogue: { act: 'none', bias: 'none', residual: false } }, p)).toEqual({
+      ok: false,
+      reason: 'epilogue: a bare epilogue (act none, no bias, no residual) is written by leaving the field out',
+    });
+    expect(validate(sm90Spec({ variant: 'split_c', epilogue: full }), p)).toMatchObject({ ok: false, reason: expect.stringMatching(/^epilogue: split_c writes fp32 partial sums/) });
+    expect(validate({ ...sm90Spec(), epilogue: { ...full, alpha: 2 } }, p)).toMatchObject({ ok: false });
+    expect(validate({ ...sm90Spec(), epilogue: { act: 'tanh', bias: 'none', residual: false } }, p)).toMatchObject({ ok: false });
+  });
+});
