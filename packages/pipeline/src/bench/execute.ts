@@ -1,12 +1,14 @@
 import type { BufferName, LaunchPlan, LaunchSequence, SequencedLaunch } from '@rocke/conv-direct';
 import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type Graph, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
 
-/** The device buffers a conv plan binds (ws only for split_c). */
+/** The device buffers a conv plan binds (ws only for split_c; bias and residual only with a fused epilogue). */
 export interface PlanBuffers {
   x: DeviceBuffer;
   w: DeviceBuffer;
   y: DeviceBuffer;
   ws?: DeviceBuffer | undefined;
+  bias?: DeviceBuffer | undefined;
+  residual?: DeviceBuffer | undefined;
 }
 
 /** One launch, ready to go: function, shape, shared bytes and its packed arguments. */
