@@ -17,7 +17,7 @@ import { bfloat, f32, getTarget, half, i16, i8, vec, zero, type Builder, type Gl
 import { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, type DepthwiseGeometry } from '../depthwise-geometry.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import type { Spec } from '../spec.js';
-import { openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel } from './open.js';
+import { openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel, type KernelArgs } from './open.js';
 import { emitTileOrigin } from './grid-decode.js';
 
 const E = ELEMENT_BYTES;
@@ -26,7 +26,7 @@ const V = DEPTHWISE_VECTOR;
 /** Builds the depthwise kernel of a validated depthwise spec (buildConvKernel validates and dispatches here). */
 export function buildDepthwiseKernel(spec: Spec, t: Target = getTarget(spec.target)): ConvKernel {
   const g = depthwiseGeometry(spec);
-  const { module, name, abi, b, lds } = openConvKernel(
+  const { module, name, abi, args, b, lds } = openConvKernel(
     spec,
     t,
     {
@@ -36,7 +36,7 @@ export function buildDepthwiseKernel(spec: Spec, t: Target = getTarget(spec.targ
     },
     16,
   );
-  emitDepthwiseBody(b, t, spec, g, lds);
+  emitDepthwiseBody(b, args, t, spec, g, lds);
   b.ret();
   return {
     spec,
@@ -53,18 +53,17 @@ export function buildDepthwiseKernel(spec: Spec, t: Target = getTarget(spec.targ
   };
 }
 
-function emitDepthwiseBody(b: Builder, t: Target, spec: Spec, g: DepthwiseGeometry, lds: Value): void {
-  const arg = (n: string) => b.arg(n);
+function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: DepthwiseGeometry, lds: Value): void {
   const tid = t.workitemId(b, 'x');
-  const K = arg('K');
+  const K = args.K;
   const origin = emitTileOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
   const kBase = b.mul(origin.kTile, spec.tile_k, 'k.base');
   // kBase is a multiple of 8, hence of M: the tile's input channels start at kBase / M.
   const cBase = g.multiplier === 1 ? kBase : b.udiv(kBase, g.multiplier, 'c.base');
   const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
 
-  stageInput(b, t, spec, g, tid, origin, cBase, ldsAt);
-  stageWeights(b, t, spec, g, tid, kBase, ldsAt);
+  stageInput(b, args, t, g, tid, origin, cBase, ldsAt);
+  stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
   t.barrier(b);
 
   // Thread -> (output vector, column group, row), the vector fastest: a pixel's vectors are adjacent lanes.
@@ -73,7 +72,7 @@ function emitDepthwiseBody(b: Builder, t: Target, spec: Spec, g: DepthwiseGeomet
   const group = b.urem(rest, g.columnGroups, 'o.group');
   const row = b.udiv(rest, g.columnGroups, 'o.row');
   const acc = emitTaps(b, spec, g, ov, group, row, ldsAt);
-  emitStores(b, t, spec, g, acc, { kBase, ov, group, row, origin });
+  emitStores(b, args, t, spec, g, acc, { kBase, ov, group, row, origin });
 }
 
 interface Origin {
@@ -88,10 +87,10 @@ interface Origin {
  * Halo tile -> LDS `[ldsInH][ldsInW][inChannels + lds_pad]`, in batches of DEPTHWISE_STAGE_BATCH
  * passes whose loads are all issued before their LDS writes.
  */
-function stageInput(b: Builder, t: Target, spec: Spec, g: DepthwiseGeometry, tid: Value, o: Origin, cBase: Value, ldsAt: (v: Value) => Value): void {
-  const C = b.arg('C');
-  const xBuf = t.globalBuffer(b, b.arg('x'), b.arg('x_bytes'));
-  const imageBase = b.mul(o.image, b.arg('x_stride_n'), 'x.image');
+function stageInput(b: Builder, args: KernelArgs, t: Target, g: DepthwiseGeometry, tid: Value, o: Origin, cBase: Value, ldsAt: (v: Value) => Value): void {
+  const C = args.C;
+  const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
+  const imageBase = b.mul(o.image, args.x_stride_n, 'x.image');
   const uneven = g.xVectors % g.threads !== 0;
   const slotAt = (j: number) => {
     const v = j === 0 ? tid : b.add(tid, j * g.threads, `xv${j}`);
@@ -101,10 +100,10 @@ function stageInput(b: Builder, t: Target, spec: Spec, g: DepthwiseGeometry, tid
     const iw = b.add(o.iw0, b.urem(pos, g.ldsInW));
     const c = b.add(cBase, b.mul(cv, V), `x.c${j}`);
     // Unsigned compares also reject the (negative) padding rows and columns.
-    let inside = b.and(b.icmp('ult', ih, b.arg('H')), b.icmp('ult', iw, b.arg('W')));
+    let inside = b.and(b.icmp('ult', ih, args.H), b.icmp('ult', iw, args.W));
     const inTile = uneven && (j + 1) * g.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined;
     if (inTile) inside = b.and(inside, inTile);
-    const elem = b.add(b.add(imageBase, b.add(b.mul(ih, b.arg('x_stride_h')), b.mul(iw, b.arg('x_stride_w')))), c, `x.elem${j}`);
+    const elem = b.add(b.add(imageBase, b.add(b.mul(ih, args.x_stride_h), b.mul(iw, args.x_stride_w))), c, `x.elem${j}`);
     return { inside, elem, c, inTile, lds: b.mul(b.add(b.mul(pos, g.pixelStride), b.mul(cv, V)), E, `x.lds${j}`) };
   };
   const whole = b.icmp('eq', b.and(C, V - 1), 0, 'c.whole.vectors');
@@ -144,11 +143,11 @@ function inBatches<T>(items: readonly T[], size: number, f: (batch: readonly T[]
 }
 
 /** Weights of the tile's output channels -> LDS `[tap][tile_k]` after the halo tile; read coalesced along w's [K][R*S]. */
-function stageWeights(b: Builder, t: Target, spec: Spec, g: DepthwiseGeometry, tid: Value, kBase: Value, ldsAt: (v: Value) => Value): void {
+function stageWeights(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: DepthwiseGeometry, tid: Value, kBase: Value, ldsAt: (v: Value) => Value): void {
   const RS = spec.R * spec.S;
-  const wBuf = t.globalBuffer(b, b.arg('w'), b.arg('w_bytes'));
+  const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
   // Elements of w this tile may read: its channels' R*S taps, fewer in the last channel tile.
-  const limit = b.umin(b.mul(b.sub(b.arg('K'), kBase), RS), g.wElems, 'w.limit');
+  const limit = b.umin(b.mul(b.sub(args.K, kBase), RS), g.wElems, 'w.limit');
   const first = b.mul(kBase, RS, 'w.first');
   const wPasses = Array.from({ length: g.wPasses }, (_, j) => j);
   inBatches(wPasses, 4 * DEPTHWISE_STAGE_BATCH, (batch) => {
@@ -202,31 +201,32 @@ function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, ov: Value, group
 /** One 16-byte NHWK store per output column (K % 8 == 0), else 2-byte stores each checked against K. */
 function emitStores(
   b: Builder,
+  args: KernelArgs,
   t: Target,
   spec: Spec,
   g: DepthwiseGeometry,
   acc: readonly Value[],
   o: { kBase: Value; ov: Value; group: Value; row: Value; origin: Origin },
 ): void {
-  const K = b.arg('K');
+  const K = args.K;
   const elem = spec.dtype === 'bf16' ? bfloat : half;
-  const yBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+  const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
   const k = b.add(o.kBase, b.mul(o.ov, V), 'y.k');
   const oh = b.add(o.origin.oh0, o.row, 'y.oh');
   const ow0 = b.add(o.origin.ow0, b.mul(o.group, g.columnsPerThread), 'y.ow0');
-  const rowOk = b.icmp('ult', oh, b.arg('Ho'));
-  const rowElem = b.add(b.add(b.mul(o.origin.image, b.arg('y_stride_n')), b.mul(oh, b.arg('y_stride_h'))), k, 'y.row');
+  const rowOk = b.icmp('ult', oh, args.Ho);
+  const rowElem = b.add(b.add(b.mul(o.origin.image, args.y_stride_n), b.mul(oh, args.y_stride_h)), k, 'y.row');
   const epilogue = openStoreEpilogue(t, b, spec);
   if (epilogue) {
-    emitFusedStores(b, t, yBuf, epilogue, acc, { k, ow0, rowOk, rowElem, elem });
+    emitFusedStores(b, args, t, yBuf, epilogue, acc, { k, ow0, rowOk, rowElem, elem });
     return;
   }
   const columns = acc.map((a, c) => {
     const ow = b.add(ow0, c);
     return {
       value: b.bitcast(b.fptrunc(a, vec(V, elem)), vec(V, i16)),
-      ok: b.and(rowOk, b.icmp('ult', ow, b.arg('Wo'))),
-      elem: b.add(rowElem, b.mul(ow, b.arg('y_stride_w'))),
+      ok: b.and(rowOk, b.icmp('ult', ow, args.Wo)),
+      elem: b.add(rowElem, b.mul(ow, args.y_stride_w)),
     };
   });
   const whole = b.icmp('eq', b.and(K, V - 1), 0, 'k.whole.vectors');
@@ -255,16 +255,17 @@ function emitStores(
  */
 function emitFusedStores(
   b: Builder,
+  args: KernelArgs,
   t: Target,
   yBuf: GlobalBuffer,
   epilogue: StoreEpilogue,
   acc: readonly Value[],
   o: { k: Value; ow0: Value; rowOk: Value; rowElem: Value; elem: Type },
 ): void {
-  const K = b.arg('K');
+  const K = args.K;
   const columns = acc.map((a, c) => {
     const ow = b.add(o.ow0, c);
-    return { acc: a, ok: b.and(o.rowOk, b.icmp('ult', ow, b.arg('Wo'))), elem: b.add(o.rowElem, b.mul(ow, b.arg('y_stride_w'))) };
+    return { acc: a, ok: b.and(o.rowOk, b.icmp('ult', ow, args.Wo)), elem: b.add(o.rowElem, b.mul(ow, args.y_stride_w)) };
   });
   const whole = b.icmp('eq', b.and(K, V - 1), 0, 'k.whole.vectors');
   b.ifThenElse(
