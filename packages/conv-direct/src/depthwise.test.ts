@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
-import { depthwiseGrid, depthwiseStagingEfficiency, depthwiseWidths, isDepthwiseProblem } from './depthwise.js';
+import { depthwiseGrid, depthwiseRegisterBudget, depthwiseStagingEfficiency, depthwiseWidths, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -87,6 +87,12 @@ describe('depthwise candidates and plans', () => {
           expect(residency(s).perUnit).toBeGreaterThanOrEqual(2);
         }
       }
+  });
+
+  it('budgets registers so that two workgroups and 256 threads stay resident', () => {
+    expect([64, 128, 256].map((n) => depthwiseRegisterBudget('sm_90', n))).toEqual([255, 255, 128]);
+    // gfx950: 4 waves put one wave on each SIMD, 8 waves two: half of a 512-register file per workgroup.
+    expect([256, 512].map((n) => depthwiseRegisterBudget('gfx950', n))).toEqual([256, 128]);
   });
 
   it('fits tile widths to Wo and ranks tiles by staged halo', () => {

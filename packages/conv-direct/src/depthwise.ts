@@ -99,16 +99,14 @@ export interface DepthwiseGridOptions {
  * The depthwise grid for one capability: multiplier x tile_k x tile_h x tile_w x columns per
  * thread, keeping workgroups of whole waves within {@link DEPTHWISE_THREADS} whose staged tile
  * leaves room for two workgroups per CU / SM and whose live registers (staging or tap loop) stay
- * within half the per-thread maximum (sm_90) or a quarter of a SIMD's file (AMD), so several
- * workgroups keep their loads in flight at once; the LDS pad is the one that avoids bank conflicts
- * on the tap loop's reads.
+ * within {@link depthwiseRegisterBudget}, so several workgroups keep their loads in flight at once;
+ * the LDS pad is the one that avoids bank conflicts on the tap loop's reads.
  */
 export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec[] {
   const t = TARGETS[target];
   const amd = t.vendor === 'amd';
   const cap = o.capability;
   const heights = [...DEPTHWISE_TILE_H, ...(o.ho != null && o.ho < 8 && !(DEPTHWISE_TILE_H as readonly number[]).includes(o.ho) ? [o.ho] : [])];
-  const registerBudget = t.registers.kind === 'file' ? t.registers.maxPerThread / 2 : t.registers.perLane / 4;
   const specs: Spec[] = [];
   for (const m of o.multipliers ?? DEPTHWISE_MULTIPLIERS)
     for (const tile_k of DEPTHWISE_TILE_K)
@@ -120,7 +118,7 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
             const lds_pad = depthwiseLdsPad(fields);
             const g = depthwiseGeometry({ ...fields, lds_pad });
             if (g.threads < DEPTHWISE_THREADS.min || g.threads > DEPTHWISE_THREADS.max || g.threads % t.waveSize !== 0) continue;
-            if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > registerBudget) continue;
+            if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
             specs.push({
               variant: 'depthwise',
               dtype: o.dtype,
@@ -141,6 +139,24 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
             });
           }
   return specs;
+}
+
+/** Threads of one kernel a CU / SM should hold at least (8 warps, 4 wave64 waves) to keep loads in flight. */
+export const DEPTHWISE_MIN_RESIDENT_THREADS = 256;
+
+/**
+ * Registers per thread a depthwise workgroup of `threads` may estimate: few enough that a CU / SM
+ * holds two such workgroups and at least {@link DEPTHWISE_MIN_RESIDENT_THREADS} threads (the
+ * spill heuristic, `spillFilter`, still drops estimates near the per-thread maximum).
+ */
+export function depthwiseRegisterBudget(target: TargetName, threads: number): number {
+  const t = TARGETS[target];
+  if (t.registers.kind === 'file') {
+    return Math.min(t.registers.maxPerThread, t.registers.perUnit / Math.max(DEPTHWISE_MIN_RESIDENT_THREADS, 2 * threads));
+  }
+  // AMD: a workgroup's waves spread over the SIMDs; two workgroups share each SIMD's file.
+  const wavesPerSimd = Math.ceil(threads / t.waveSize / t.registers.simdsPerUnit);
+  return t.registers.perLane / (2 * wavesPerSimd);
 }
 
 /** The probe problem a shape-independent depthwise spec is validated on: N1 64x64, C = groups = 256, K = M*C. */

@@ -63,11 +63,13 @@ export { launchGrid, type LaunchGrid } from './grid.js';
 export { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, type DepthwiseGeometry } from './depthwise-geometry.js';
 export {
   DEPTHWISE_MAX_FILTER,
+  DEPTHWISE_MIN_RESIDENT_THREADS,
   DEPTHWISE_MULTIPLIERS,
   DEPTHWISE_THREADS,
   DEPTHWISE_TILE_H,
   DEPTHWISE_TILE_K,
   depthwiseGrid,
+  depthwiseRegisterBudget,
   depthwiseStagingEfficiency,
   isDepthwiseProblem,
 } from './depthwise.js';
