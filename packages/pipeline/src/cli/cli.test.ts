@@ -318,6 +318,31 @@ describe('rocke run, report and bench', () => {
     expect([...y2.data]).toEqual([0x5080, 0x5080, 0x5080, 0x5080]);
   });
 
+  it('fuses bias, residual and an activation on the CPU reference, and names bad epilogue flags', async () => {
+    // x = w = 1 (the test above): conv = 16 in a corner, 24 on an edge, 36 inside.
+    writeFileSync(join(dir, 'b.npy'), writeNpy({ dtype: 'float32', shape: [2], data: Float32Array.of(-20, 0) }));
+    writeFileSync(join(dir, 'r.npy'), writeNpy({ dtype: 'float16', shape: [1, 4, 5, 2], data: new Uint16Array(40).fill(0x3c00) }));
+    const fused = ['run', '--x', 'x.npy', '--w', 'w.npy', '--device', 'cpu', '--act', 'relu', '--alpha', '0.5', '--bias', 'b.npy', '--residual', 'r.npy', '--beta', '2'];
+    const r = await run([...fused, '--out', 'yf.npy', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json<{ act: string }>().act).toBe('relu');
+    const y = readNpy(readFileSync(join(dir, 'yf.npy')));
+    const at = (h: number, w: number, k: number) => y.data[(h * 5 + w) * 2 + k];
+    // relu(0.5*conv + bias + 2*1): k 0 corner 8-20+2 < 0 -> 0, k 1 corner 10, k 1 edge 14, k 1 inside 20.
+    expect([at(0, 0, 0), at(0, 0, 1), at(0, 2, 1), at(1, 1, 1)]).toEqual([0, 0x4900, 0x4b00, 0x4d00]);
+    const bad = async (...more: string[]) => (await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy', '--device', 'cpu', ...more])).stderr;
+    expect(await bad('--act', 'swish')).toContain("--act must be one of none, relu, relu6, leaky_relu, silu, hard_swish, gelu, sigmoid, clamp (got 'swish')");
+    expect(await bad('--act', 'relu', '--beta', '2')).toContain('--beta scales --residual; give one');
+    expect(await bad('--act', 'clamp', '--lo', '1')).toContain('--act clamp needs --lo L --hi H with L <= H');
+    expect(await bad('--act', 'relu', '--slope', '0.1')).toContain('--slope applies to --act leaky_relu only');
+    expect(await bad('--alpha', 'x')).toContain("--alpha must be a finite number (got 'x')");
+    expect(await bad('--bias', 'r.npy')).toContain('--bias has shape (1, 4, 5, 2), the problem needs (2)');
+    expect(await bad('--residual', 'b.npy')).toContain('--residual has shape (2), y is (1, 4, 5, 2)');
+    const gpu = await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy', '--act', 'silu']);
+    expect(gpu.code).toBe(2);
+    expect(gpu.stderr).toContain("rocke: fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only\nrun 'rocke --help' for usage\n");
+  });
+
   it('rejects operands that do not fit the problem, and a GPU run without a runtime', async () => {
     writeFileSync(join(dir, 'xb.npy'), writeNpy({ dtype: 'float16', shape: [1, 4, 4, 3], data: new Uint16Array(48) }));
     writeFileSync(join(dir, 'wb.npy'), writeNpy({ dtype: 'uint16', shape: [2, 3, 3, 4], data: new Uint16Array(72) }));

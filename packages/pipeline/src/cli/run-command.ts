@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { outputExtent, parseProblemFlags, type Problem } from '@rocke/conv-direct';
-import { convForward, encodeDtype } from '@rocke/reference';
+import { applyEpilogue, convForward, encodeDtype } from '@rocke/reference';
 import { writeFileAtomic } from '../atomic-file.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { NpyFormatError, readNpy, writeNpy, type NpyArray } from '../npy.js';
+import { EPILOGUE_OPTIONS, EPILOGUE_USAGE, epilogueFrom } from './epilogue-args.js';
 import { problemFromValues } from './problem-input.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
 
@@ -17,7 +18,9 @@ export const RUN_USAGE = `rocke run --x x.npy --w w.npy --out y.npy [--stride 1]
   y is written NHWK [N, Ho, Wo, K]. fp16 tensors are <f2 arrays; bf16 tensors are <u2 arrays holding
   the raw bf16 bits (NumPy has no bfloat16: save t.view(torch.uint16)); the dtype follows from them.
   <f4 inputs need --dtype and are rounded to it (nearest-even).
-  --device gpu (default) runs the best cached kernel; --device cpu runs @rocke/reference.`;
+  --device gpu (default) runs the best cached kernel; --device cpu runs @rocke/reference.
+${EPILOGUE_USAGE}
+  Fused epilogues run on --device cpu for now (the GPU cache holds bare kernels only).`;
 
 /** Expected npy dtype for a conv dtype. */
 const NPY_DTYPE = { fp16: 'float16', bf16: 'uint16' } as const;
@@ -105,6 +108,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
         miopen: { type: 'string' },
         device: { type: 'string' },
         target: { type: 'string' },
+        ...EPILOGUE_OPTIONS,
       },
       strict: true,
       allowPositionals: false,
@@ -128,10 +132,14 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
     if (op.rounded) io.stderr(`rocke run: --${name} is float32; rounded to ${problem.dtype} (nearest-even)\n`);
   }
   const npyDtype = NPY_DTYPE[problem.dtype];
+  const epilogue = epilogueFrom(values, problem, [problem.N, Ho, Wo, problem.K], (path, flag) => readOperand(io, path, flag));
   let y: NpyArray;
   if (device === 'cpu') {
-    y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data: convForward(problem, x.bits, w.bits).y };
+    const ref = convForward(problem, x.bits, w.bits);
+    const data = epilogue ? applyEpilogue(ref.geometry, ref.y32, epilogue).y : ref.y;
+    y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data };
   } else {
+    if (epilogue) throw new UsageError('fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only');
     if (!deps.runConv) {
       io.stderr('rocke run: no GPU runtime is wired into this build (use --device cpu for the CPU reference)\n');
       return 1;
@@ -146,7 +154,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
   }
   const outPath = resolve(io.cwd, values.out!);
   writeFileAtomic(outPath, writeNpy(y));
-  if (values.json) printJson(io, { out: outPath, device, problem, shape: y.shape });
+  if (values.json) printJson(io, { out: outPath, device, problem, shape: y.shape, ...(epilogue ? { act: epilogue.act } : {}) });
   else io.stdout(`wrote ${outPath}: y ${problem.dtype} (${y.shape.join(', ')}) on ${device}\n`);
   return 0;
 }
