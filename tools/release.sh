@@ -35,6 +35,11 @@ ls packages/hip-runtime/prebuilds/linux-x64/*.node >/dev/null
 node tools/package-test.mjs
 
 if [ "${CI:-}" = true ]; then export NPM_CONFIG_PROVENANCE=true; fi
+# changeset publish reads only the lower-case npm_config_registry (else it publishes to npmjs.org):
+# hand it the registry npm itself would use (.npmrc, NPM_CONFIG_REGISTRY, ...).
+npm_config_registry=$(npm config get registry)
+export npm_config_registry
+echo "release: publishing to $npm_config_registry"
 npx changeset publish
 echo "release: tags on $(git rev-parse --short HEAD): $(git tag --points-at HEAD | paste -sd' ' -)"
 if [ "${CI:-}" = true ]; then git push --follow-tags origin HEAD; fi
