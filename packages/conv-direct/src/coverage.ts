@@ -1,6 +1,6 @@
 // How well the candidate grid covers one problem on one target: how many candidates are valid and,
 // when none is, which validation rule is decisive (the one rejecting the most candidates).
-import { problemCandidates } from './candidates.js';
+import { defaultVariant, problemCandidates, type CandidateSet } from './candidates.js';
 import type { Problem } from './problem.js';
 import type { Variant } from './spec.js';
 import type { TargetName } from './targets.js';
@@ -35,11 +35,15 @@ export function rejectionRule(reason: string): string {
 
 /**
  * Valid-candidate count and decisive rejection rule of `problem` on `target` for `variant`
- * (default: grouped when groups > 1, else dense), over conv-direct's problem candidates.
+ * (default: `defaultVariant(problem)`), over conv-direct's problem candidates.
  */
 export function problemCoverage(problem: Problem, target: TargetName, opts: { variant?: Variant } = {}): ProblemCoverage {
-  const variant = opts.variant ?? (problem.groups > 1 ? 'grouped' : 'dense');
-  const set = problemCandidates(problem, target, { variant });
+  const variant = opts.variant ?? defaultVariant(problem);
+  return candidateCoverage(problemCandidates(problem, target, { variant }), target, variant);
+}
+
+/** {@link problemCoverage} of a candidate set already computed (`problemCandidates(problem, target, {variant})`). */
+export function candidateCoverage(set: CandidateSet, target: TargetName, variant: Variant): ProblemCoverage {
   const byRule = new Map<string, { example: string; count: number }>();
   for (const r of set.rejected) {
     const rule = rejectionRule(r.reason);

@@ -182,4 +182,4 @@ export {
   type FragmentLoad,
   type StagingSchedule,
 } from './kernel/index.js';
-export { problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
+export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';

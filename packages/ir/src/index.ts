@@ -23,7 +23,8 @@ export type { TargetOptions } from './targets/index.js';
 export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';
 export { isWgmmaN, wgmmaAsmText, wgmmaAccAt, wgmmaConstraints, swizzle128, swizzle128Offset, WGMMA_SWIZZLE_128B } from './targets/wgmma.js';
-export { findToolchain, verify, compile, disassemble, toolchainFingerprint, ToolError, ToolchainError } from './toolchain.js';
+export { findToolchain, verify, compile, disassemble, toolchainFingerprint, ToolError, ToolchainError, TOOLCHAIN_TEMP_PREFIX } from './toolchain.js';
+export { sweepStaleTempDirs } from './temp-dirs.js';
 export type { Toolchain, CompileOptions, CompileResult, AmdCompileResult, NvidiaCompileResult } from './toolchain.js';
 export {
   checkGoldens, sha256Hex, goldenUpdateRequested, describeGoldenReport, formatGoldenFile, GoldenMismatchError,

@@ -6,10 +6,10 @@
  * and the tool's stderr.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Target } from './targets/target.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
 
 /** A tool exited non-zero (or could not start). */
 export class ToolError extends Error {
@@ -145,12 +145,19 @@ function run(cmd: string, args: readonly string[], input?: string, limits: RunLi
   });
 }
 
+/** Prefix of the private temp dir of each compile (`rocke-ir-<pid>-XXXXXX` in the system temp dir). */
+export const TOOLCHAIN_TEMP_PREFIX = 'rocke-ir-';
+
+/**
+ * Runs `fn` in a private temp dir, removed when it ends, at process exit (a SIGTERMed CLI exits
+ * through it), or by {@link sweepStaleTempDirs} in a later process when this one was killed.
+ */
 async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'rocke-ir-'));
+  const dir = makeTempDir(TOOLCHAIN_TEMP_PREFIX);
   try {
     return await fn(dir);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
 }
 

@@ -69,7 +69,7 @@ export {
 } from './bench/bench-report.js';
 export { problemFromValues, PROBLEM_OPTIONS } from './cli/problem-input.js';
 export { planProblem, type PlanReport } from './cli/plan-command.js';
-export { readSuite } from './cli/bench-command.js';
+export { readMiopenFile, readSuite } from './cli/problem-input.js';
 export { DEFAULT_COMPILE_TARGET } from './cli/compile-all-command.js';
 export { runProblem, operandBits } from './cli/run-command.js';
 export { UsageError, type CliIo } from './io.js';

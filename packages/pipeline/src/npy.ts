@@ -26,15 +26,33 @@ export class NpyFormatError extends Error {
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
-const DESCR: Record<string, { dtype: NpyDtype; size: number }> = {
+const DESCR: Record<string, { dtype: NpyDtype; size: 2 | 4 }> = {
   f4: { dtype: 'float32', size: 4 },
   f2: { dtype: 'float16', size: 2 },
   u2: { dtype: 'uint16', size: 2 },
   i2: { dtype: 'uint16', size: 2 },
 };
 
-/** Parses `.npy` bytes. Throws {@link NpyFormatError} with the reason for anything it cannot read. */
-export function readNpy(bytes: Uint8Array): NpyArray {
+/** What a `.npy` header says: element type, shape, where the data starts and how many bytes it is. */
+export interface NpyHeader {
+  dtype: NpyDtype;
+  shape: number[];
+  /** Byte offset of the data (magic, version, header length and header before it). */
+  dataStart: number;
+  /** Bytes the data must have: elements x element size. */
+  dataBytes: number;
+  itemSize: 2 | 4;
+  bigEndian: boolean;
+}
+
+/** Longest header read: NumPy writes under 100 bytes for any real shape and itself refuses past 10000. */
+export const MAX_NPY_HEADER_BYTES = 65536;
+
+/**
+ * Parses the header of `.npy` bytes, which may be just a prefix of the file (the first
+ * `12 + MAX_NPY_HEADER_BYTES` bytes hold any header this reads). Throws {@link NpyFormatError}.
+ */
+export function readNpyHeader(bytes: Uint8Array): NpyHeader {
   if (bytes.length < 10 || !MAGIC.every((b, i) => bytes[i] === b)) throw new NpyFormatError('not a .npy file (bad magic)');
   const major = bytes[6]!;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -48,13 +66,14 @@ export function readNpy(bytes: Uint8Array): NpyArray {
     headerLen = view.getUint32(8, true);
     start = 12;
   } else throw new NpyFormatError(`unsupported .npy format version ${major}.${bytes[7]}`);
+  if (headerLen > MAX_NPY_HEADER_BYTES) throw new NpyFormatError(`header of ${headerLen} bytes is over the ${MAX_NPY_HEADER_BYTES}-byte limit`);
   if (start + headerLen > bytes.length) throw new NpyFormatError(`truncated header: needs ${headerLen} bytes, file has ${bytes.length - start}`);
   const headerText = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(start, start + headerLen));
   const header = parseHeader(headerText);
   const descr = header['descr'];
   const fortran = header['fortran_order'];
   const shape = header['shape'];
-  if (typeof descr !== 'string') throw new NpyFormatError(`header has no string 'descr': ${headerText.trim()}`);
+  if (typeof descr !== 'string') throw new NpyFormatError(`header has no string 'descr': ${JSON.stringify(headerText.trim().slice(0, 200))}`);
   if (typeof fortran !== 'boolean') throw new NpyFormatError(`header has no boolean 'fortran_order'`);
   if (!Array.isArray(shape) || !shape.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0)) {
     throw new NpyFormatError(`header 'shape' is not a tuple of non-negative integers`);
@@ -63,19 +82,25 @@ export function readNpy(bytes: Uint8Array): NpyArray {
   if (fortran && dims.filter((d) => d > 1).length > 1) throw new NpyFormatError('Fortran-order arrays are not supported; save with C order');
   const m = /^([<>=|])([a-z]\d+)$/.exec(descr);
   const kind = m ? DESCR[m[2]!] : undefined;
-  if (!m || !kind) throw new NpyFormatError(`unsupported dtype ${JSON.stringify(descr)} (expected <f4, <f2, or <u2/<i2 holding bf16 bits)`);
-  const bigEndian = m[1] === '>';
-  const count = dims.reduce((a, b) => a * b, 1);
-  const dataStart = start + headerLen;
-  const need = count * kind.size;
-  const have = bytes.length - dataStart;
-  if (have < need) throw new NpyFormatError(`truncated data: shape (${dims.join(', ')}) needs ${need} bytes, file has ${have}`);
-  if (have > need) throw new NpyFormatError(`${have - need} trailing bytes after the data of shape (${dims.join(', ')})`);
+  if (!m || !kind) throw new NpyFormatError(`unsupported dtype ${JSON.stringify(descr.slice(0, 40))} (expected <f4, <f2, or <u2/<i2 holding bf16 bits)`);
+  const dataBytes = dims.reduce((a, b) => a * b, 1) * kind.size;
+  if (!Number.isSafeInteger(dataBytes)) throw new NpyFormatError(`shape (${dims.join(', ')}) is too large to address`);
+  return { dtype: kind.dtype, shape: dims, dataStart: start + headerLen, dataBytes, itemSize: kind.size, bigEndian: m[1] === '>' };
+}
+
+/** Parses `.npy` bytes. Throws {@link NpyFormatError} with the reason for anything it cannot read. */
+export function readNpy(bytes: Uint8Array): NpyArray {
+  const h = readNpyHeader(bytes);
+  const have = bytes.length - h.dataStart;
+  const dims = h.shape;
+  if (have < h.dataBytes) throw new NpyFormatError(`truncated data: shape (${dims.join(', ')}) needs ${h.dataBytes} bytes, file has ${have}`);
+  if (have > h.dataBytes) throw new NpyFormatError(`${have - h.dataBytes} trailing bytes after the data of shape (${dims.join(', ')})`);
   // Copy so the typed array is aligned and independent of the input buffer.
-  const raw = bytes.slice(dataStart, dataStart + need);
-  if (bigEndian) swapBytes(raw, kind.size);
-  const data = kind.size === 4 ? new Float32Array(raw.buffer, raw.byteOffset, count) : new Uint16Array(raw.buffer, raw.byteOffset, count);
-  return { dtype: kind.dtype, shape: dims, data };
+  const raw = bytes.slice(h.dataStart, h.dataStart + h.dataBytes);
+  if (h.bigEndian) swapBytes(raw, h.itemSize);
+  const count = h.dataBytes / h.itemSize;
+  const data = h.itemSize === 4 ? new Float32Array(raw.buffer, raw.byteOffset, count) : new Uint16Array(raw.buffer, raw.byteOffset, count);
+  return { dtype: h.dtype, shape: dims, data };
 }
 
 /** Serializes an array as `.npy` (version 1.0, or 2.0 when the header needs it), little-endian, C order. */
@@ -125,8 +150,11 @@ type PyValue = string | number | boolean | null | PyValue[] | { [k: string]: PyV
 function parseHeader(text: string): Record<string, PyValue> {
   let i = 0;
   const fail = (what: string): never => {
-    throw new NpyFormatError(`bad header at character ${i}: ${what}: ${text.trim()}`);
+    throw new NpyFormatError(`bad header at character ${i}: ${what}: ${JSON.stringify(text.trim().slice(0, 200))}`);
   };
+  // Real headers nest two levels (a dict holding a tuple); deeper input is refused before it can
+  // exhaust the stack.
+  let depth = 0;
   const ws = () => {
     while (i < text.length && /\s/.test(text[i]!)) i++;
   };
@@ -140,6 +168,7 @@ function parseHeader(text: string): Record<string, PyValue> {
       i = end + 1;
       return s;
     }
+    if ((c === '(' || c === '[' || c === '{') && ++depth > 8) fail('nested too deeply');
     if (c === '(' || c === '[') {
       const close = c === '(' ? ')' : ']';
       i++;
@@ -148,6 +177,7 @@ function parseHeader(text: string): Record<string, PyValue> {
         ws();
         if (text[i] === close) {
           i++;
+          depth--;
           return items;
         }
         items.push(value());
@@ -158,11 +188,12 @@ function parseHeader(text: string): Record<string, PyValue> {
     }
     if (c === '{') {
       i++;
-      const obj: Record<string, PyValue> = {};
+      const obj: Record<string, PyValue> = Object.create(null) as Record<string, PyValue>;
       for (;;) {
         ws();
         if (text[i] === '}') {
           i++;
+          depth--;
           return obj;
         }
         const key = value();

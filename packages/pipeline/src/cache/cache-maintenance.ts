@@ -1,6 +1,6 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTempName } from '../atomic-file.js';
+import { errnoText, isTempName } from '../atomic-file.js';
 import type { CacheEntry, IntegrityKind, KernelCache } from './cache.js';
 
 /** Selects entries by family / target / variant; an unset field matches everything. */
@@ -61,7 +61,8 @@ function cmp(a: string, b: string): number {
 
 /** A problem `cache verify` found. */
 export interface VerifyProblem {
-  kind: IntegrityKind;
+  /** An integrity failure, or a sound record that disagrees with its code object. */
+  kind: IntegrityKind | 'record-mismatch';
   /** Entry id, or null for a record that could not be read at all. */
   id: string | null;
   path: string;
@@ -82,39 +83,46 @@ export interface VerifyReport {
  * With `repair`, corrupt blobs are deleted (the next compile-all sees them missing and rebuilds
  * them) and unreadable records are deleted; missing blobs need no action beyond a rebuild.
  */
-export function verifyCache(cache: KernelCache, options: { repair?: boolean } = {}): VerifyReport {
+export function verifyCache(cache: KernelCache, options: VerifyOptions = {}): VerifyReport {
   const repair = options.repair ?? false;
   const { entries, corrupt } = cache.listEntries();
   const problems: VerifyProblem[] = [];
-  for (const err of corrupt) {
-    let action: VerifyProblem['action'] = 'none';
-    if (repair) {
-      unlinkQuiet(err.path);
-      action = 'removed-entry';
-    }
-    problems.push({ kind: err.kind, id: null, path: err.path, detail: err.detail, action });
-  }
+  /** Removes a file for `repair`; a failure is told in the problem's detail, never hidden. */
+  const remove = (path: string, done: VerifyProblem['action'], problem: Omit<VerifyProblem, 'action'>): void => {
+    const error = repair ? tryUnlink(path) : null;
+    problems.push(!repair ? { ...problem, action: 'none' } : error ? { ...problem, detail: `${problem.detail} (could not remove: ${error})`, action: 'none' } : { ...problem, action: done });
+  };
+  for (const err of corrupt) remove(err.path, 'removed-entry', { kind: err.kind, id: null, path: err.path, detail: err.detail });
   const seen = new Map<string, ReturnType<KernelCache['checkBlob']>>();
   for (const entry of entries) {
+    let blobsOk = true;
     for (const ref of [entry.ir, entry.code]) {
-      let status = seen.get(ref.digest);
-      if (!status) {
-        status = cache.checkBlob(ref);
-        seen.set(ref.digest, status);
-        if (!status.ok && status.kind === 'corrupt-blob' && repair) cache.removeBlob(ref.digest);
-      }
-      if (!status.ok) {
-        problems.push({
-          kind: status.kind,
-          id: entry.id,
-          path: cache.blobPath(ref.digest),
-          detail: status.detail,
-          action: repair && status.kind === 'corrupt-blob' ? 'removed-blob' : 'none',
-        });
-      }
+      const known = seen.get(ref.digest);
+      const status = known ?? cache.checkBlob(ref);
+      seen.set(ref.digest, status);
+      if (status.ok) continue;
+      blobsOk = false;
+      const problem = { kind: status.kind, id: entry.id, path: cache.blobPath(ref.digest), detail: status.detail };
+      // A corrupt blob is removed once, however many entries share it.
+      if (status.kind === 'corrupt-blob' && !known) remove(problem.path, 'removed-blob', problem);
+      else problems.push({ ...problem, action: 'none' });
     }
+    // A record whose blobs are sound must also agree with its code (facts, kernel name).
+    const mismatch = blobsOk && options.checkRecord ? options.checkRecord(entry, cache.readBlob(entry.code)) : null;
+    if (mismatch) remove(cache.entryPath(entry.id), 'removed-entry', { kind: 'record-mismatch', id: entry.id, path: cache.entryPath(entry.id), detail: mismatch });
   }
   return { entries: entries.length, blobsChecked: seen.size, problems };
+}
+
+/** Options of {@link verifyCache}. */
+export interface VerifyOptions {
+  /** Delete corrupt blobs and unreadable or mismatching records, so the next compile-all rebuilds them. */
+  repair?: boolean;
+  /**
+   * Checks a record against its (verified) code object; returns why they disagree, or null. The
+   * compile layer passes one that recomputes the facts and finds the kernel in the code.
+   */
+  checkRecord?: (entry: CacheEntry, code: Uint8Array) => string | null;
 }
 
 /** What {@link pruneCache} removes. */
@@ -129,10 +137,18 @@ export interface PruneCacheOptions extends EntryFilter {
   dryRun?: boolean;
 }
 
+/** A file maintenance meant to delete and could not (permissions, a read-only filesystem). */
+export interface RemoveFailure {
+  path: string;
+  error: string;
+}
+
 /** Result of {@link pruneCache}. */
 export interface PruneCacheReport {
   removed: { id: string; why: string }[];
   kept: number;
+  /** Records that could not be removed: they are still there. */
+  failed: RemoveFailure[];
 }
 
 /**
@@ -146,10 +162,12 @@ export function pruneCache(cache: KernelCache, options: PruneCacheOptions = {}):
   const marked = options.marked ?? (!all && !broken);
   const { entries, corrupt } = cache.listEntries();
   const removed: PruneCacheReport['removed'] = [];
+  const failed: RemoveFailure[] = [];
   if (broken) {
     for (const err of corrupt) {
-      if (!options.dryRun) unlinkQuiet(err.path);
-      removed.push({ id: err.path, why: 'unreadable record' });
+      const error = options.dryRun ? null : tryUnlink(err.path);
+      if (error) failed.push({ path: err.path, error });
+      else removed.push({ id: err.path, why: 'unreadable record' });
     }
   }
   let kept = 0;
@@ -163,12 +181,15 @@ export function pruneCache(cache: KernelCache, options: PruneCacheOptions = {}):
         if (bad && !bad.ok) why = bad.kind;
       }
     }
-    if (why) {
-      if (!options.dryRun) cache.removeEntry(entry.id);
-      removed.push({ id: entry.id, why });
-    } else kept++;
+    if (!why) {
+      kept++;
+      continue;
+    }
+    const error = options.dryRun ? null : tryUnlink(cache.entryPath(entry.id));
+    if (error) failed.push({ path: cache.entryPath(entry.id), error });
+    else removed.push({ id: entry.id, why });
   }
-  return { removed, kept };
+  return { removed, kept, failed };
 }
 
 /** Result of {@link gcCache}. */
@@ -177,6 +198,8 @@ export interface GcReport {
   freedBytes: number;
   keptBlobs: number;
   removedTemps: string[];
+  /** Files gc meant to delete and could not: they are still there, and not counted as removed. */
+  failed: RemoveFailure[];
 }
 
 /**
@@ -196,7 +219,12 @@ export function gcCache(cache: KernelCache, options: { graceMs?: number; now?: n
     referenced.add(e.ir.digest);
     referenced.add(e.code.digest);
   }
-  const report: GcReport = { removedBlobs: [], freedBytes: 0, keptBlobs: 0, removedTemps: [] };
+  const report: GcReport = { removedBlobs: [], freedBytes: 0, keptBlobs: 0, removedTemps: [], failed: [] };
+  const remove = (path: string): boolean => {
+    const error = options.dryRun ? null : tryUnlink(path);
+    if (error) report.failed.push({ path, error });
+    return error === null;
+  };
   for (const d of digests) {
     const st = cache.blobStat(d);
     if (!st) continue;
@@ -204,7 +232,7 @@ export function gcCache(cache: KernelCache, options: { graceMs?: number; now?: n
       report.keptBlobs++;
       continue;
     }
-    if (!options.dryRun) cache.removeBlob(d);
+    if (!remove(cache.blobPath(d))) continue;
     report.removedBlobs.push(d);
     report.freedBytes += st.size;
   }
@@ -217,8 +245,7 @@ export function gcCache(cache: KernelCache, options: { graceMs?: number; now?: n
       } catch {
         continue;
       }
-      if (!options.dryRun) unlinkQuiet(path);
-      report.removedTemps.push(path);
+      if (remove(path)) report.removedTemps.push(path);
     }
   }
   return report;
@@ -238,10 +265,12 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
-function unlinkQuiet(path: string): void {
+/** Deletes a file; null when it is gone (removed now, or already), else the error, e.g. `EACCES: permission denied`. */
+function tryUnlink(path: string): string | null {
   try {
     unlinkSync(path);
-  } catch {
-    // already gone
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : errnoText(err);
   }
 }

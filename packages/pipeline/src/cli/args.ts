@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCacheDir, KernelCache } from '../cache/cache.js';
 import { UsageError, type CliIo } from '../io.js';
 import { isTargetName, TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
@@ -19,7 +19,25 @@ export function parse<T>(command: string, run: () => T): T {
   }
 }
 
-export { parseArgs };
+/**
+ * node:util's parseArgs, strict about repeats: an option not declared `multiple` given twice
+ * (`--n 1 --n 2`) is an error instead of silently keeping the last value.
+ */
+export function parseArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof nodeParseArgs<T>> {
+  const result = nodeParseArgs({ ...config, tokens: true });
+  const seen = new Map<string, string[]>();
+  for (const t of result.tokens ?? []) {
+    if (t.kind !== 'option' || config.options?.[t.name]?.multiple) continue;
+    const values = seen.get(t.name) ?? [];
+    values.push(t.value ?? '');
+    seen.set(t.name, values);
+    if (values.length > 1) {
+      const given = values.every((v) => v === '') ? '' : ` (${values.map((v) => `'${v}'`).join(', ')})`;
+      throw new Error(`option '--${t.name}' given more than once${given}; give it once`);
+    }
+  }
+  return result as ReturnType<typeof nodeParseArgs<T>>;
+}
 
 /** The cache the flags name (`--cache-dir`), else `$ROCKE_CACHE_DIR`, else `.rocke-cache/` at the repo root. */
 export function cacheFrom(values: { 'cache-dir'?: string | undefined }, io: CliIo): KernelCache {

@@ -1,58 +1,29 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseProblem, type Problem } from '@rocke/conv-direct';
 import { summarizeBench } from '../bench/bench-report.js';
 import type { BenchRequest } from '../bench/requests.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
-import { PROBLEM_OPTIONS, PROBLEM_USAGE, problemFromValues } from './problem-input.js';
+import { formatUncovered, uncoveredProblems } from './uncovered.js';
+import { checkOutput } from './files.js';
+import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues } from './problem-input.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 import { benchSummaryText, writeBenchReport } from './report-command.js';
 
-export const BENCH_USAGE = `rocke bench (<problem> | --suite SUITE.json) [--target T] [--verify] [--vs-cudnn]
+export const BENCH_USAGE = `rocke bench (<problem> | --suite SUITE.json | --miopen-file LOG) [--target T] [--verify] [--vs-cudnn]
             [--warmup 3] [--iters 20] [--report out.html|out.svg] [--cache-dir DIR] [--json]
   Times the cached candidates on a GPU (device events, median), verifies against @rocke/reference
   with --verify, compares with cuDNN with --vs-cudnn, prints the ranking. Exit 1 on a failed
-  verification or when no GPU runtime is available.
-  ${PROBLEM_USAGE}`;
-
-/**
- * Reads a shape suite (`{"shapes": [{name, N, C, H, W, K, R, S, stride, pad, groups, dtype, cls}]}`,
- * as in ../shared/suites/public.json) into named problems; a bad shape names its index and reason.
- */
-export function readSuite(text: string): BenchRequest['problems'] {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`suite is not JSON: ${(err as Error).message}`);
-  }
-  const shapes = (data as { shapes?: unknown } | null)?.shapes;
-  if (!Array.isArray(shapes) || shapes.length === 0) throw new UsageError('suite needs a non-empty "shapes" array');
-  return shapes.map((s: Record<string, unknown>, i) => {
-    const { name, cls, stride, pad, dilation, ...rest } = s ?? {};
-    const r = parseProblem({
-      strideH: stride ?? 1,
-      strideW: stride ?? 1,
-      padH: pad ?? 0,
-      padW: pad ?? 0,
-      dilationH: dilation ?? 1,
-      dilationW: dilation ?? 1,
-      groups: 1,
-      ...rest,
-    });
-    if (!r.ok) throw new UsageError(`suite shape ${i} (${String(name)}): ${r.reason}`);
-    return { name: typeof name === 'string' ? name : `shape${i}`, problem: r.problem as Problem, cls: typeof cls === 'string' ? cls : null };
-  });
-}
+  verification or when no GPU runtime is available. With --target, a shape with no valid candidate
+  there is not timed: exit 2 with conv-direct's decisive reason (after timing the others).
+  ${PROBLEM_USAGE}
+  ${PROBLEM_SET_USAGE}`;
 
 /** `rocke bench`. */
 export async function benchCommand(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
   const { values } = parse('bench', () => parseArgs({ args: [...argv], options: {
     ...COMMON_OPTIONS,
     ...PROBLEM_OPTIONS,
-    suite: { type: 'string' },
+    ...PROBLEM_SET_OPTIONS,
     target: { type: 'string' },
     verify: { type: 'boolean' },
     'vs-cudnn': { type: 'boolean' },
@@ -64,24 +35,20 @@ export async function benchCommand(argv: readonly string[], io: CliIo, deps: Cli
     io.stdout(`${BENCH_USAGE}\n`);
     return 0;
   }
-  const problem = problemFromValues(values);
-  if (problem && values.suite) throw new UsageError('give either a problem or --suite, not both');
-  let problems: BenchRequest['problems'];
-  if (values.suite) {
-    const path = resolve(io.cwd, values.suite);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --suite ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    problems = readSuite(text);
-  } else if (problem) problems = [{ name: 'problem', problem, cls: null }];
-  else throw new UsageError(`bench needs a problem or --suite\n${PROBLEM_USAGE}`);
+  const input = problemSetFromValues(values, io);
+  if (!input) throw new UsageError('bench needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
+  if (input.note) io.stderr(`rocke bench: ${input.note}\n`);
+  const target = targetsFrom(values.target)?.[0] ?? null;
+  const uncovered = target ? uncoveredProblems(input.problems, target) : [];
+  if (uncovered.length === input.problems.length) throw new UsageError(`no valid candidate for ${formatUncovered(uncovered[0]!)}${uncovered.length > 1 ? ` (and ${uncovered.length - 1} more shapes)` : ''}`);
+  for (const u of uncovered) io.stderr(`rocke bench: not timed: ${formatUncovered(u)}\n`);
+  const skip = new Set(uncovered.map((u) => u.name));
+  const problems = input.problems.filter((p) => !skip.has(p.name));
   if (values.report && !values['vs-cudnn']) throw new UsageError('--report charts ratios against cuDNN: add --vs-cudnn');
+  if (values.report) checkOutput(io, '--report', values.report);
   const request: BenchRequest = {
     problems,
-    target: targetsFrom(values.target)?.[0] ?? null,
+    target,
     verify: values.verify ?? false,
     vsCudnn: values['vs-cudnn'] ?? false,
     warmup: positiveInt('warmup', values.warmup, 3),
@@ -89,19 +56,14 @@ export async function benchCommand(argv: readonly string[], io: CliIo, deps: Cli
     cacheDir: cacheFrom(values, io).root,
   };
   if (!deps.bench) {
-    io.stderr(`rocke bench: no GPU runtime is wired into this build; ${problems.length} problem(s) parsed, nothing timed\n`);
-    return 1;
+    throw new Error(`no GPU runtime is wired into this build; ${problems.length} problem(s) parsed, nothing timed`);
   }
   const result = await deps.bench(request, io);
   if (values.json) printJson(io, result);
   if (request.vsCudnn && result.rows.length) {
     const summary = summarizeBench(result.rows);
     if (!values.json) io.stdout(benchSummaryText(summary));
-    if (values.report) {
-      const out = resolve(io.cwd, values.report);
-      writeBenchReport(out, summary);
-      io.stderr(`wrote ${out}\n`);
-    }
+    if (values.report) io.stderr(`wrote ${writeBenchReport(io, '--report', values.report, summary)}\n`);
   }
-  return result.failures ? 1 : 0;
+  return result.failures ? 1 : uncovered.length ? 2 : 0;
 }

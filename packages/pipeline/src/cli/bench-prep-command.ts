@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CliDeps } from './deps.js';
 import { UsageError, type CliIo } from '../io.js';
-import { readSuite } from './bench-command.js';
+import { readTextInput } from './files.js';
+import { readSuite } from './problem-input.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 import { compileProgress } from './progress.js';
 import { formatBytes, formatDuration, formatTable } from '../table.js';
@@ -25,13 +25,7 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   }
   if (!values.suite) throw new UsageError('bench-prep needs --suite SUITE.json');
   if (!values.out) throw new UsageError('bench-prep needs --out DIR');
-  let text: string;
-  try {
-    text = readFileSync(resolve(io.cwd, values.suite), 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --suite ${values.suite}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  const problems = readSuite(text);
+  const problems = readSuite(readTextInput(io, '--suite', values.suite));
   const target = targetsFrom(values.target)?.[0] ?? 'sm_90';
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
   const result = await benchPrep({

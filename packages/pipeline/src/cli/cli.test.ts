@@ -26,12 +26,12 @@ describe('rocke CLI: usage and exit codes', () => {
     for (const cmd of ['compile-all', 'plan', 'bench-prep', 'bench', 'run', 'report', 'cache ls', 'cache verify', 'cache prune', 'cache gc']) expect(r.stdout).toContain(`rocke ${cmd}`);
     expect((await run(['plan', '--help'])).stdout).toMatch(/^rocke plan/);
     expect((await run(['bench-prep', '--help'])).stdout).toMatch(/^rocke bench-prep/);
-    expect(await run(['bench-prep', '--out', 'x'])).toMatchObject({ code: 2, stderr: "rocke: bench-prep needs --suite SUITE.json\nrun 'rocke --help' for usage\n" });
+    expect(await run(['bench-prep', '--out', 'x'])).toMatchObject({ code: 2, stderr: "rocke: bench-prep needs --suite SUITE.json (rocke --help for usage)\n" });
   });
 
   it('exits 2 with a clear message for no command, an unknown command, an unknown flag', async () => {
     const none = await run([]);
-    expect([none.code, none.stderr]).toEqual([2, "rocke: no command given\nrun 'rocke --help' for usage\n"]);
+    expect([none.code, none.stderr]).toEqual([2, "rocke: no command given (rocke --help for usage)\n"]);
     const bogus = await run(['frobnicate']);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("unknown command 'frobnicate'");
@@ -263,11 +263,11 @@ describe('rocke compile-all and cache', () => {
     const { run: runE } = cliHarness();
     const cases: [string[], string][] = [
       [['--grid', 'huge'], "unknown --grid 'huge' (problems, aot)"],
-      [['--grid', 'aot', ...SMALL], '--grid aot compiles the shape-independent grid: drop the problem flags / --suite'],
+      [['--grid', 'aot', ...SMALL], '--grid aot compiles the shape-independent grid: drop the problem flags / --suite / --miopen-file'],
       [['--grid', 'aot', '--cap', '3'], '--cap applies to problem sets'],
       [['--family', 'axpy', ...SMALL], 'problems select direct_fwd kernels: add --family direct_fwd'],
-      [['--suite', 'device.json', ...SMALL], 'give problems either by --suite or by flags / --miopen, not both'],
-      [['--suite', 'missing.json'], 'cannot read suite missing.json'],
+      [['--suite', 'device.json', ...SMALL], 'give problems either by --suite / --miopen-file or by flags / --miopen, not both'],
+      [['--suite', 'missing.json'], 'cannot read --suite missing.json: ENOENT'],
       [[...SMALL, '--dtype', 'fp16'], 'a problem has one --dtype'],
       [['--n', '1', '--c', '8', '--h', '8', '--w', '8', '--dtype', 'bf16'], 'bad problem: missing --k'],
       [['--cap', '0'], "--cap must be a positive integer (got '0')"],
@@ -349,7 +349,7 @@ describe('rocke run, report and bench', () => {
     writeFileSync(join(dir, 'x32.npy'), writeNpy({ dtype: 'float32', shape: [1, 4, 5, 4], data: new Float32Array(80) }));
     const go = (x: string, w: string, ...more: string[]) => run(['run', '--x', x, '--w', w, '--out', 'o.npy', '--device', 'cpu', ...more]);
     const channels = await go('xb.npy', 'wb.npy');
-    expect([channels.code, channels.stderr]).toEqual([2, "rocke: w's last dimension 4 does not divide x's channels 3\nrun 'rocke --help' for usage\n"]);
+    expect([channels.code, channels.stderr]).toEqual([2, "rocke: w's last dimension 4 does not divide x's channels 3 (rocke --help for usage)\n"]);
     expect((await go('x.npy', 'wb.npy')).stderr).toContain('w is uint16, a fp16 problem needs float16 or float32');
     expect((await go('x32.npy', 'w.npy')).stderr).toContain('x and w are float32: say which dtype to run with --dtype fp16|bf16');
     const miopen = await go('x.npy', 'w.npy', '--miopen', 'convfp16 -n 1 -c 4 -H 4 -W 4 -k 2 -p 1 -q 1');
@@ -405,7 +405,7 @@ describe('rocke run, report and bench', () => {
     expect(seen[0]).toBe('sm_7x7_512:small-map:true');
     expect(ok.stdout).toMatch(/sm_7x7_512\s+small-map\s+1\.0000\s+2\.0000\s+2\.000/);
     expect(existsSync(join(dir, 'bench.html'))).toBe(true);
-    expect((await run(['bench'])).stderr).toContain('bench needs a problem or --suite');
+    expect((await run(['bench'])).stderr).toContain('bench needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
     writeFileSync(join(dir, 'suite.json'), JSON.stringify({ shapes: [{ name: 'z', N: 1, C: 6, H: 4, W: 4, K: 6, R: 3, S: 3, groups: 4, dtype: 'bf16' }] }));
     expect((await run(['bench', '--suite', 'suite.json'])).stderr).toContain('suite shape 0 (z): groups 4 does not divide C 6');
   });

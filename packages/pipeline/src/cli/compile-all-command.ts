@@ -1,9 +1,7 @@
 import { problemLabel, type Dtype } from '@rocke/conv-direct';
 import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, type NamedProblem, type ShapeSelection } from '@rocke/conv-direct';
 import { problemSetFamily } from '../compile/families/conv-direct.js';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
 import { identityId } from '../cache/cache.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
@@ -14,16 +12,16 @@ import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
-import { problemFromValues, PROBLEM_OPTIONS, PROBLEM_USAGE } from './problem-input.js';
+import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues, type ProblemSetInput } from './problem-input.js';
+import { formatUncovered, uncoveredSelections } from './uncovered.js';
 import { compileProgress } from './progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
-import { readSuite } from './bench-command.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
 /** The target compile-all builds when `--target` is not given: the project's headline target. */
 export const DEFAULT_COMPILE_TARGET: TargetName = 'gfx950';
 
-export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --grid aot] [--target gfx950|gfx942|sm_90|all ...] [--family NAME ...]
+export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --miopen-file LOG | --grid aot] [--target gfx950|gfx942|sm_90|all ...] [--family NAME ...]
                   [--variant V ...] [--dtype fp16|bf16 ...] [--cap N] [--limit N] [--jobs N]
                   [--check-ir] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
   The main job. With no problem: the built-in problem set (sm_14x14_1024, g_28_c512_g32, d_14_c256:
@@ -36,8 +34,10 @@ export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --
   hours), where --variant/--dtype filter it. Up-to-date entries are skipped (--check-ir also
   re-emits IR and rebuilds what changed). Then the ELF prune drops spilling and waves_per_eu-twin
   grouped/split_c entries; the kept kernels are printed (problem sets), then a summary.
-  --target all: every target. Exit 1 if any job failed.
-  ${PROBLEM_USAGE.replace(/\n/g, '\n  ')}`;
+  --target all: every target. Exit 1 if any job failed; else exit 2 if a shape has no valid
+  candidate on a target (conv-direct's decisive reason on stderr; a single such problem compiles nothing).
+  ${PROBLEM_USAGE.replace(/\n/g, '\n  ')}
+  ${PROBLEM_SET_USAGE.replace(/\n/g, '\n  ')}`;
 
 const GRIDS = ['problems', 'aot'] as const;
 
@@ -46,7 +46,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const { values } = parse('compile-all', () => parseArgs({ args: [...argv], options: {
     ...COMMON_OPTIONS,
     ...PROBLEM_OPTIONS,
-    suite: { type: 'string' },
+    ...PROBLEM_SET_OPTIONS,
     grid: { type: 'string' },
     target: { type: 'string', multiple: true },
     family: { type: 'string', multiple: true },
@@ -84,7 +84,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   // The problem set: one given by flags / --miopen / --suite, else the built-in one.
   const explicit = problemsFrom(values, dtypes, io);
   const problemMode = grid === 'problems' && wanted.includes(CONV_DIRECT_FAMILY);
-  if (grid === 'aot' && explicit) throw new UsageError('--grid aot compiles the shape-independent grid: drop the problem flags / --suite');
+  if (grid === 'aot' && explicit) throw new UsageError('--grid aot compiles the shape-independent grid: drop the problem flags / --suite / --miopen-file');
   if (explicit && !wanted.includes(CONV_DIRECT_FAMILY)) throw new UsageError(`problems select ${CONV_DIRECT_FAMILY} kernels: add --family ${CONV_DIRECT_FAMILY}`);
   if (values.cap !== undefined && !problemMode) throw new UsageError(`--cap applies to problem sets (${CONV_DIRECT_FAMILY} without --grid aot)`);
   const cap = positiveInt('cap', values.cap, DEFAULT_SHAPE_CAP);
@@ -98,6 +98,10 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const compiler = deps.compiler();
   const pruner = values['no-prune'] ? null : deps.pruner();
   const selections = set ? covered.filter((t) => set.family.targets.includes(t)).flatMap((t) => set.selections(t)) : [];
+  const uncovered = uncoveredSelections(selections);
+  if (explicit && uncovered.length === selections.length && selections.length > 0) {
+    throw new UsageError(`no valid candidate for ${formatUncovered(uncovered[0]!)}${uncovered.length > 1 ? ` (and ${uncovered.length - 1} more shape/target pairs)` : ''}`);
+  }
   if (set && !values.json) {
     io.stdout(`compile-all: ${explicit ? 'given' : 'built-in'} problem set for ${covered.join(', ')}, at most ${cap} candidates per shape${explicit ? '' : ' (--grid aot: the full grid)'}\n`);
     io.stdout(formatSelections(selections));
@@ -154,7 +158,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       );
     }
   }
-  return report.failed.length || report.aborted ? 1 : 0;
+  for (const u of uncovered) io.stderr(`rocke compile-all: no valid candidate for ${formatUncovered(u)}\n`);
+  return report.failed.length || report.aborted ? 1 : uncovered.length ? 2 : 0;
 }
 
 /** Repeated or comma-separated flag values, trimmed, empty ones dropped. */
@@ -162,27 +167,17 @@ function list(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
-/** The problems given on the command line: one by flags / --miopen, or a --suite file; null when none. */
+/** The problems given on the command line: one by flags / --miopen, a --suite or a --miopen-file; null when none. */
 function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[], io: CliIo): NamedProblem[] | null {
-  const suite = values['suite'];
-  // The problem flags take one dtype; compile-all's --dtype may repeat (it re-types the built-in set).
-  const single = { ...values, dtype: dtypes.length === 1 ? dtypes[0] : undefined };
+  const fromFile = values['suite'] !== undefined || values['miopen-file'] !== undefined;
   const hasProblemFlags = Object.keys(PROBLEM_OPTIONS).some((k) => k !== 'dtype' && values[k] !== undefined);
-  if (typeof suite === 'string') {
-    if (hasProblemFlags) throw new UsageError('give problems either by --suite or by flags / --miopen, not both');
-    if (dtypes.length) throw new UsageError("--dtype does not apply to a --suite (its shapes carry their dtype)");
-    let text: string;
-    try {
-      text = readFileSync(resolve(io.cwd, suite), 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read suite ${suite}: ${(err as Error).message}`);
-    }
-    return readSuite(text);
-  }
-  if (!hasProblemFlags) return null;
-  if (dtypes.length > 1) throw new UsageError('a problem has one --dtype');
-  const problem = problemFromValues(single);
-  return problem ? [{ name: 'problem', problem, cls: null }] : null;
+  if (fromFile && hasProblemFlags) throw new UsageError('give problems either by --suite / --miopen-file or by flags / --miopen, not both');
+  if (fromFile && dtypes.length) throw new UsageError('--dtype does not apply to a --suite or --miopen-file (their problems carry their dtype)');
+  if (hasProblemFlags && dtypes.length > 1) throw new UsageError('a problem has one --dtype');
+  // The problem flags take one dtype; compile-all's --dtype may repeat (it re-types the built-in set).
+  const input = problemSetFromValues({ ...values, dtype: hasProblemFlags && dtypes.length === 1 ? dtypes[0] : undefined }, io);
+  if (input?.note) io.stderr(`rocke compile-all: ${input.note}\n`);
+  return input?.problems ?? null;
 }
 
 /** Entry id → names of the shapes that selected it (the same identities the family's candidates get). */

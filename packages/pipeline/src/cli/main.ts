@@ -1,6 +1,6 @@
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
-import { UsageError } from '../io.js';
+import { oneLine, UsageError } from '../io.js';
 import { benchCommand, BENCH_USAGE } from './bench-command.js';
 import { benchPrepCommand, BENCH_PREP_USAGE } from './bench-prep-command.js';
 import { cacheCommand, CACHE_USAGE } from './cache-command.js';
@@ -34,9 +34,14 @@ ${CACHE_USAGE}
 exit status: 0 ok, 1 failure, 2 usage error. --json prints machine-readable output on stdout.
 environment: ROCKE_CACHE_DIR (cache directory), ROCKE_LLVM_DIR (LLVM install).`;
 
+/** How long a SIGTERMed process may take to stop its work and clean up before it exits anyway. */
+const TERM_GRACE_MS = 5000;
+
 /**
  * The I/O of the running process. The first Ctrl-C aborts `io.signal` (compile-all then stops,
- * keeping finished entries); a second one ends the process as usual.
+ * keeping finished entries); a second one ends the process as usual. SIGTERM aborts the same way
+ * (running tools are killed and their temp dirs removed) and exits within {@link TERM_GRACE_MS}.
+ * A closed stdout (`rocke plan | head`) is EPIPE: output stops, the work is aborted, no stack trace.
  */
 export function processIo(): CliIo {
   const controller = new AbortController();
@@ -44,9 +49,22 @@ export function processIo(): CliIo {
     process.stderr.write('\nrocke: interrupted; stopping (Ctrl-C again to quit now)\n');
     controller.abort(new Error('interrupted'));
   });
+  process.once('SIGTERM', () => {
+    controller.abort(new Error('terminated'));
+    setTimeout(() => process.exit(143), TERM_GRACE_MS).unref();
+  });
+  let stdoutOpen = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    stdoutOpen = false;
+    if (err.code === 'EPIPE') controller.abort(new Error('stdout closed'));
+    else {
+      process.stderr.write(`rocke: cannot write to stdout: ${oneLine(err.message)}\n`);
+      process.exit(1);
+    }
+  });
   return {
     signal: controller.signal,
-    stdout: (t) => void process.stdout.write(t),
+    stdout: (t) => void (stdoutOpen && process.stdout.write(t)),
     stderr: (t) => void process.stderr.write(t),
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stderr.columns,
@@ -78,7 +96,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo(), dep
       case 'report':
         return reportCommand(rest, io);
       case 'cache':
-        return cacheCommand(rest, io);
+        return cacheCommand(rest, io, d);
       case '--help':
       case '-h':
       case 'help':
@@ -93,12 +111,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo(), dep
         throw new UsageError(`unknown command '${command}'`);
     }
   } catch (err) {
+    // Reasons echo user input (flag values, paths, file contents): each line is escaped and capped,
+    // and a usage error is exactly one line.
     if (err instanceof UsageError) {
-      io.stderr(`rocke: ${err.message}\nrun 'rocke --help' for usage\n`);
+      io.stderr(`rocke: ${oneLine(err.message)} (rocke --help for usage)\n`);
       return 2;
     }
     const e = err as Error;
-    io.stderr(`rocke ${command ?? ''}: ${e?.message ?? String(err)}\n`);
+    const lines = String(e?.message ?? err).split('\n');
+    io.stderr(`${lines.map((l, i) => (i === 0 ? `rocke ${oneLine(command ?? '')}: ${oneLine(l)}` : oneLine(l))).join('\n')}\n`);
     if (io.env['ROCKE_DEBUG'] && e?.stack) io.stderr(`${e.stack}\n`);
     return 1;
   }

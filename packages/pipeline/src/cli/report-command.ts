@@ -1,20 +1,19 @@
-import { readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.js';
+import { extname } from 'node:path';
 import { renderBenchHtml, renderBenchSvg, summarizeBench, type BenchSummary } from '../bench/bench-report.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { formatTable } from '../table.js';
 import { COMMON_OPTIONS, parse, parseArgs, printJson } from './args.js';
+import { checkOutput, readTextInput, writeOutput } from './files.js';
 
 export const REPORT_USAGE = `rocke report ROWS.json --out report.html|report.svg [--title TEXT] [--json]
   Renders benchmark rows ([{shape, class, ours_ms, cudnn_ms, ratio?, variant?, splits?, merge?, kernel?}]
   or {"rows": [...]}) as a bar chart of ratios (cuDNN ms / ours ms) with per-class geometric means.`;
 
-/** Writes the chart for a summary: SVG for `.svg`, else HTML. */
-export function writeBenchReport(path: string, summary: BenchSummary, title?: string): void {
+/** Writes the chart for a summary to the output named by `flag`: SVG for `.svg`, else HTML. Returns the absolute path. */
+export function writeBenchReport(io: CliIo, flag: string, path: string, summary: BenchSummary, title?: string): string {
   const opts = title === undefined ? {} : { title };
-  writeFileAtomic(path, extname(path).toLowerCase() === '.svg' ? renderBenchSvg(summary, opts) : renderBenchHtml(summary, opts));
+  return writeOutput(io, flag, path, extname(path).toLowerCase() === '.svg' ? renderBenchSvg(summary, opts) : renderBenchHtml(summary, opts));
 }
 
 /** Human table of a bench summary. */
@@ -37,12 +36,13 @@ export function reportCommand(argv: readonly string[], io: CliIo): number {
   }
   if (positionals.length !== 1) throw new UsageError('report needs exactly one ROWS.json file');
   if (!values.out) throw new UsageError('report needs --out FILE (.svg or .html)');
-  const inPath = resolve(io.cwd, positionals[0]!);
+  checkOutput(io, '--out', values.out);
   let data: unknown;
+  const text = readTextInput(io, 'rows', positionals[0]!);
   try {
-    data = JSON.parse(readFileSync(inPath, 'utf8'));
+    data = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`cannot read rows from ${inPath}: ${(err as Error).message}`);
+    throw new UsageError(`rows ${positionals[0]!} is not JSON: ${(err as Error).message}`);
   }
   const rows = data !== null && typeof data === 'object' && !Array.isArray(data) && 'rows' in data ? (data as { rows: unknown }).rows : data;
   let summary: BenchSummary;
@@ -51,8 +51,7 @@ export function reportCommand(argv: readonly string[], io: CliIo): number {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const outPath = resolve(io.cwd, values.out);
-  writeBenchReport(outPath, summary, values.title);
+  const outPath = writeBenchReport(io, '--out', values.out, summary, values.title);
   if (values.json) printJson(io, { out: outPath, classes: summary.classes, overall: summary.overall });
   else io.stdout(`${benchSummaryText(summary)}wrote ${outPath}\n`);
   return 0;

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { outputExtent, parseProblemFlags, type Problem } from '@rocke/conv-direct';
-import { applyEpilogue, convForward, encodeDtype } from '@rocke/reference';
-import { writeFileAtomic } from '../atomic-file.js';
+import { applyEpilogue, convForward, convGeometry, DEFAULT_BUDGET_BYTES, encodeDtype, fp32ImageBytes } from '@rocke/reference';
+import { checkOutput, readNpyInput, writeOutput } from './files.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
-import { NpyFormatError, readNpy, writeNpy, type NpyArray } from '../npy.js';
+import { writeNpy, type NpyArray } from '../npy.js';
 import { EPILOGUE_OPTIONS, EPILOGUE_USAGE, epilogueFrom } from './epilogue-args.js';
 import { problemFromValues } from './problem-input.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
@@ -40,18 +38,17 @@ export function operandBits(name: string, array: NpyArray, shape: readonly numbe
   return { bits: array.data as Uint16Array, rounded: false };
 }
 
-function readOperand(io: CliIo, path: string, name: string): NpyArray {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(resolve(io.cwd, path));
-  } catch (err) {
-    throw new UsageError(`cannot read --${name} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  try {
-    return readNpy(bytes);
-  } catch (err) {
-    if (err instanceof NpyFormatError) throw new UsageError(`--${name} ${path}: ${err.message}`);
-    throw err;
+/**
+ * Throws a {@link UsageError} when one image of the problem does not fit the CPU reference's
+ * budget (it holds each image of x and y as fp32): such a problem only runs on a GPU.
+ */
+function checkReferenceBudget(problem: Problem): void {
+  const image = fp32ImageBytes(convGeometry(problem));
+  const per = Math.max(image.x, image.y);
+  if (per > DEFAULT_BUDGET_BYTES) {
+    throw new UsageError(
+      `--device cpu: one image needs ${per} bytes as fp32 (x ${image.x}, y ${image.y}), over the CPU reference's budget of ${DEFAULT_BUDGET_BYTES} bytes per operand; run it with --device gpu`,
+    );
   }
 }
 
@@ -121,8 +118,9 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
   for (const f of ['x', 'w', 'out'] as const) if (!values[f]) throw new UsageError(`run needs --${f} FILE.npy`);
   const device = values.device ?? 'gpu';
   if (device !== 'gpu' && device !== 'cpu') throw new UsageError(`--device must be gpu or cpu (got '${device}')`);
-  const xArr = readOperand(io, values.x!, 'x');
-  const wArr = readOperand(io, values.w!, 'w');
+  checkOutput(io, '--out', values.out!);
+  const xArr = readNpyInput(io, '--x', values.x!);
+  const wArr = readNpyInput(io, '--w', values.w!);
   const problem = runProblem(values, xArr, wArr);
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
   const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
@@ -132,9 +130,10 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
     if (op.rounded) io.stderr(`rocke run: --${name} is float32; rounded to ${problem.dtype} (nearest-even)\n`);
   }
   const npyDtype = NPY_DTYPE[problem.dtype];
-  const epilogue = epilogueFrom(values, problem, [problem.N, Ho, Wo, problem.K], (path, flag) => readOperand(io, path, flag));
+  const epilogue = epilogueFrom(values, problem, [problem.N, Ho, Wo, problem.K], (path, flag) => readNpyInput(io, `--${flag}`, path));
   let y: NpyArray;
   if (device === 'cpu') {
+    checkReferenceBudget(problem);
     const ref = convForward(problem, x.bits, w.bits);
     const data = epilogue ? applyEpilogue(ref.geometry, ref.y32, epilogue).y : ref.y;
     y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data };
@@ -152,8 +151,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
     const want = [problem.N, Ho, Wo, problem.K];
     if (y.shape.join(',') !== want.join(',')) throw new Error(`runtime returned y of shape (${y.shape.join(', ')}), expected (${want.join(', ')})`);
   }
-  const outPath = resolve(io.cwd, values.out!);
-  writeFileAtomic(outPath, writeNpy(y));
+  const outPath = writeOutput(io, '--out', values.out!, writeNpy(y));
   if (values.json) printJson(io, { out: outPath, device, problem, shape: y.shape, ...(epilogue ? { act: epilogue.act } : {}) });
   else io.stdout(`wrote ${outPath}: y ${problem.dtype} (${y.shape.join(', ')}) on ${device}\n`);
   return 0;

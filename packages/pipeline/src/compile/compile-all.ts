@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { identityId, type CacheEntry, type KernelCache, type KernelIdentity } from '../cache/cache.js';
 import type { BuiltKernel, Family, KernelCandidate, PruneDecision, Pruner } from './family.js';
 import { pruneInputOf } from './family.js';
+import { recordMismatch } from './record-check.js';
 import { sha256Hex } from '../hash.js';
 import type { KernelCompiler, TargetName } from './llvm-toolchain.js';
 import { runPool } from '../pool.js';
@@ -283,6 +284,10 @@ function checkPrevious(job: Job, state: RunState, toolchain: string, emitter: st
   if (previous.toolchain !== toolchain) return { cause: 'toolchain changed' };
   if (previous.emitter !== emitter) return { cause: 'emitter changed' };
   if (!codeStatus.ok) return { cause: codeStatus.kind };
+  // The record's claims beyond its identity are checked against its code (cheap, no compile): a
+  // record whose kernel name or facts disagree with the code is rebuilt, not trusted.
+  const { pruner } = state;
+  if (pruner && recordMismatch(previous, cache.readBlob(previous.code), pruner)) return { cause: 'record disagrees with its code' };
   if (!checkIr) return { entry: previous, cause: 'up to date' };
   const built = at('build', null, () => emit(job, compiler.flavor));
   if (sha256Hex(built.ir) !== previous.ir.digest || built.kernelName !== previous.kernelName) return { cause: 'IR changed', built };

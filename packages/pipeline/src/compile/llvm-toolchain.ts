@@ -1,7 +1,9 @@
-import { compile, findToolchain, getTarget, TARGET_NAMES, toolchainFingerprint, ToolError, ToolchainError, type Toolchain, type TargetName as IrTargetName } from '@rocke/ir';
+import { compile, findToolchain, getTarget, sweepStaleTempDirs, TARGET_NAMES, TOOLCHAIN_TEMP_PREFIX, toolchainFingerprint, ToolError, ToolchainError, type Toolchain, type TargetName as IrTargetName } from '@rocke/ir';
 import type { CodeKind } from '../cache/cache.js';
 
 export { ToolError };
+
+let staleSwept = false;
 
 /** One of {@link TARGETS}: @rocke/ir's target names. */
 export type TargetName = IrTargetName;
@@ -36,7 +38,9 @@ export interface KernelCompiler {
  * -shared` for AMD, a .hsaco, or `ptxas` for NVIDIA, a cubin; PTX when ptxas is absent) with a
  * per-tool timeout and compile-all's abort signal, so Ctrl-C kills the running tools and keeps
  * finished entries, and a hung tool fails only its kernel. ptxas runs without `-v` (the cubin
- * records the flag; the cache's code bytes stay those of a plain `ptxas`).
+ * records the flag; the cache's code bytes stay those of a plain `ptxas`). Each compile's temp dir
+ * is removed when it ends or at process exit; the first toolchain of a process sweeps those that
+ * killed processes left.
  */
 export class LlvmToolchain implements KernelCompiler {
   readonly flavor: string;
@@ -49,6 +53,9 @@ export class LlvmToolchain implements KernelCompiler {
     this.flavor = getTarget('gfx950').flavor;
     const need = Number(this.flavor.replace('llvm', ''));
     if (tools.major < need) throw new ToolchainError(`IR flavor ${this.flavor} needs LLVM >= ${need}, found LLVM ${tools.version} (${tools.llc})`);
+    // Compile temp dirs a killed run left (their process is gone); once per process.
+    if (!staleSwept) sweepStaleTempDirs(TOOLCHAIN_TEMP_PREFIX);
+    staleSwept = true;
   }
 
   fingerprint(target: TargetName): Promise<string> {

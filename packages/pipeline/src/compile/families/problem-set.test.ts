@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_PROBLEMS, kernelName, type Spec } from '@rocke/conv-direct';
 import { describe, expect, it } from 'vitest';
-import { readSuite } from '../../cli/bench-command.js';
+import { readSuite } from '../../cli/problem-input.js';
 import { problemSetFamily } from './conv-direct.js';
 
 const publicSuite = readSuite(readFileSync(join(import.meta.dirname, '..', '..', '..', 'device', 'public.json'), 'utf8'));
