@@ -37,10 +37,10 @@ export async function benchCommand(argv: readonly string[], io: CliIo, deps: Cli
   }
   const input = problemSetFromValues(values, io);
   if (!input) throw new UsageError('bench needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
-  if (input.note) io.stderr(`rocke bench: ${input.note}\n`);
   const target = targetsFrom(values.target)?.[0] ?? null;
   const uncovered = target ? uncoveredProblems(input.problems, target) : [];
   if (uncovered.length === input.problems.length) throw new UsageError(`no valid candidate for ${formatUncovered(uncovered[0]!)}${uncovered.length > 1 ? ` (and ${uncovered.length - 1} more shapes)` : ''}`);
+  if (input.note) io.stderr(`rocke bench: ${input.note}\n`);
   for (const u of uncovered) io.stderr(`rocke bench: not timed: ${formatUncovered(u)}\n`);
   const skip = new Set(uncovered.map((u) => u.name));
   const problems = input.problems.filter((p) => !skip.has(p.name));

@@ -77,7 +77,9 @@ export function cacheCommand(argv: readonly string[], io: CliIo, deps: Pick<CliD
         io.stdout(`${report.entries} entries, ${report.blobsChecked} blobs checked: ${report.problems.length ? `${report.problems.length} problems` : 'all good'}\n`);
         if (report.problems.length) io.stdout('run `rocke compile-all` to rebuild entries with missing or removed blobs\n');
       }
-      return report.problems.length ? 1 : 0;
+      if (!report.problems.length) return 0;
+      io.stderr(`rocke cache verify: ${report.problems.length} problems in ${cache.root}${values.repair ? '' : ' (--repair removes what compile-all rebuilds)'}\n`);
+      return 1;
     }
     case 'prune': {
       const { values } = parse('cache prune', () => parseArgs({ args: [...rest], options: { ...COMMON_OPTIONS, ...FILTER, broken: { type: 'boolean' }, all: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, strict: true, allowPositionals: false }));

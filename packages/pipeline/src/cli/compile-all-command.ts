@@ -82,7 +82,8 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   for (const d of dtypes) if (d !== 'fp16' && d !== 'bf16') throw new UsageError(`unknown dtype '${d}' (fp16, bf16)`);
 
   // The problem set: one given by flags / --miopen / --suite, else the built-in one.
-  const explicit = problemsFrom(values, dtypes, io);
+  const input = problemsFrom(values, dtypes, io);
+  const explicit = input?.problems ?? null;
   const problemMode = grid === 'problems' && wanted.includes(CONV_DIRECT_FAMILY);
   if (grid === 'aot' && explicit) throw new UsageError('--grid aot compiles the shape-independent grid: drop the problem flags / --suite / --miopen-file');
   if (explicit && !wanted.includes(CONV_DIRECT_FAMILY)) throw new UsageError(`problems select ${CONV_DIRECT_FAMILY} kernels: add --family ${CONV_DIRECT_FAMILY}`);
@@ -104,6 +105,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   }
   if (set && !values.json) {
     io.stdout(`compile-all: ${explicit ? 'given' : 'built-in'} problem set for ${covered.join(', ')}, at most ${cap} candidates per shape${explicit ? '' : ' (--grid aot: the full grid)'}\n`);
+    if (input?.note) io.stdout(`${input.note}\n`);
     io.stdout(formatSelections(selections));
     io.stdout('\n');
   }
@@ -137,6 +139,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
       targets,
       flavor: compiler.flavor,
       ...(set ? { problems: selections.map(selectionJson), kept } : {}),
+      ...(input?.note ? { note: input.note } : {}),
       ...summary,
     });
   } else {
@@ -168,16 +171,14 @@ function list(values: readonly string[] | undefined): string[] {
 }
 
 /** The problems given on the command line: one by flags / --miopen, a --suite or a --miopen-file; null when none. */
-function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[], io: CliIo): NamedProblem[] | null {
+function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[], io: CliIo): ProblemSetInput | null {
   const fromFile = values['suite'] !== undefined || values['miopen-file'] !== undefined;
   const hasProblemFlags = Object.keys(PROBLEM_OPTIONS).some((k) => k !== 'dtype' && values[k] !== undefined);
   if (fromFile && hasProblemFlags) throw new UsageError('give problems either by --suite / --miopen-file or by flags / --miopen, not both');
   if (fromFile && dtypes.length) throw new UsageError('--dtype does not apply to a --suite or --miopen-file (their problems carry their dtype)');
   if (hasProblemFlags && dtypes.length > 1) throw new UsageError('a problem has one --dtype');
   // The problem flags take one dtype; compile-all's --dtype may repeat (it re-types the built-in set).
-  const input = problemSetFromValues({ ...values, dtype: hasProblemFlags && dtypes.length === 1 ? dtypes[0] : undefined }, io);
-  if (input?.note) io.stderr(`rocke compile-all: ${input.note}\n`);
-  return input?.problems ?? null;
+  return problemSetFromValues({ ...values, dtype: hasProblemFlags && dtypes.length === 1 ? dtypes[0] : undefined }, io);
 }
 
 /** Entry id → names of the shapes that selected it (the same identities the family's candidates get). */

@@ -135,7 +135,6 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const input = problemSetFromValues(values, io);
   if (!input) throw new UsageError('plan needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
-  if (input.note) io.stderr(`rocke plan: ${input.note}\n`);
   const targets: TargetName[] = values.target === 'all' ? [...TARGETS] : (targetsFrom(values.target) ?? ['gfx950']);
   if (values.variant !== undefined && !(VARIANTS as readonly string[]).includes(values.variant)) {
     throw new UsageError(`unknown variant '${values.variant}' (known: ${VARIANTS.join(', ')})`);
@@ -156,8 +155,11 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
       rows.push({ name, label: r.label, target, variant: r.variant, valid: r.candidates.valid, chosen: r.chosen?.kernelName ?? null, reason: r.note });
     }
   }
-  if (values.json) printJson(io, { rows });
-  else io.stdout(formatTable(['shape', 'target', 'variant', 'valid', 'chosen / reason'], rows.map((r) => [r.name, r.target, r.variant, r.valid, r.chosen ?? r.reason ?? '']), ['left', 'left', 'left', 'right', 'left']));
+  if (values.json) printJson(io, { rows, note: input.note });
+  else {
+    if (input.note) io.stdout(`${input.note}\n`);
+    io.stdout(formatTable(['shape', 'target', 'variant', 'valid', 'chosen / reason'], rows.map((r) => [r.name, r.target, r.variant, r.valid, r.chosen ?? r.reason ?? '']), ['left', 'left', 'left', 'right', 'left']));
+  }
   const failed = rows.filter((r) => r.chosen === null);
   if (failed.length === 0) return 0;
   io.stderr(`rocke plan: ${failed.length} of ${rows.length} shape/target rows have no plan; first: ${failed[0]!.name} on ${failed[0]!.target}: ${failed[0]!.reason}\n`);

@@ -69,7 +69,7 @@ describe('problem sets in the CLI', () => {
     expect(rows.map((row) => row.name)).toEqual(['line2', 'line6', 'line9']);
     expect(rows[2]).toMatchObject({ valid: 0, chosen: null, reason: expect.stringMatching(/^no valid dense candidate on sm_90: LDS \d+ bytes exceed/) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('log.txt: 3 problems from 9 lines; skipped 3 other lines, 1 repeated problems, 1 unsupported (-F 2 selects');
+    expect(r.json<{ note: string }>().note).toContain('log.txt: 3 problems from 9 lines; skipped 3 other lines, 1 repeated problems, 1 unsupported (-F 2 selects');
     expect(r.stderr).toContain('rocke plan: 1 of 3 shape/target rows have no plan; first: line9 on sm_90: no valid dense candidate on sm_90');
   });
 
