@@ -7,12 +7,12 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sweepStaleTempDirs, TOOLCHAIN_TEMP_PREFIX } from '@rocke/ir';
 import { checkReplaceable, UnsafeTargetError, writeFileAtomic } from '../atomic-file.js';
 import { readFileBounded } from '../bounded-read.js';
 import { KernelCache } from '../cache/cache.js';
 import type { CompileAllReport } from '../compile/compile-all.js';
 import { writeNpy } from '../npy.js';
-import { sweepStaleTempDirs } from '../process-temp.js';
 import { bundleForNode } from '../testing/bundle.js';
 import { cliHarness } from '../testing/cli-harness.js';
 
@@ -231,7 +231,7 @@ describe('process faults (real processes)', () => {
     writeFileSync(join(llvm, 'opt'), '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
-    const ccDirs = () => readdirSync(tmp).filter((n) => n.startsWith('rocke-cc-'));
+    const ccDirs = () => readdirSync(tmp).filter((n) => n.startsWith(TOOLCHAIN_TEMP_PREFIX));
     const start = () =>
       spawn(process.execPath, [bundle, 'compile-all', '--family', 'axpy', '--target', 'gfx950', '--jobs', '2', '--quiet', '--cache-dir', join(root, 'cache')], {
         env: { ...process.env, TMPDIR: tmp, ROCKE_LLVM_DIR: llvm },
@@ -264,16 +264,16 @@ describe('process faults (real processes)', () => {
         // already gone
       }
     }
-    expect(sweepStaleTempDirs('rocke-cc-', tmp)).toHaveLength(2);
+    expect(sweepStaleTempDirs(TOOLCHAIN_TEMP_PREFIX, tmp)).toHaveLength(2);
     expect(ccDirs()).toEqual([]);
   }, 60_000);
 
   it('a stale dir of a live process is kept, one of a dead process is swept', () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-sweep-'));
-    mkdirSync(join(root, `rocke-cc-${process.pid}-live`));
-    mkdirSync(join(root, 'rocke-cc-4194305-dead')); // above Linux's largest pid (2^22)
-    mkdirSync(join(root, 'rocke-ccx-1-other'));
-    expect(sweepStaleTempDirs('rocke-cc-', root)).toEqual([join(root, 'rocke-cc-4194305-dead')]);
-    expect(readdirSync(root).sort()).toEqual([`rocke-cc-${process.pid}-live`, 'rocke-ccx-1-other']);
+    mkdirSync(join(root, `rocke-ir-${process.pid}-live`));
+    mkdirSync(join(root, 'rocke-ir-4194305-dead')); // above Linux's largest pid (2^22)
+    mkdirSync(join(root, 'rocke-irx-1-other'));
+    expect(sweepStaleTempDirs('rocke-ir-', root)).toEqual([join(root, 'rocke-ir-4194305-dead')]);
+    expect(readdirSync(root).sort()).toEqual([`rocke-ir-${process.pid}-live`, 'rocke-irx-1-other']);
   });
 });
