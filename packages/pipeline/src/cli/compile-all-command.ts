@@ -13,7 +13,7 @@ import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
 import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues, type ProblemSetInput } from './problem-input.js';
-import { formatUncovered, uncoveredSelections } from './uncovered.js';
+import { formatUncovered, uncoveredSelections, type Uncovered } from './uncovered.js';
 import { compileProgress } from './progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
@@ -99,10 +99,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const compiler = deps.compiler();
   const pruner = values['no-prune'] ? null : deps.pruner();
   const selections = set ? covered.filter((t) => set.family.targets.includes(t)).flatMap((t) => set.selections(t)) : [];
-  const uncovered = uncoveredSelections(selections);
-  if (explicit && uncovered.length === selections.length && selections.length > 0) {
-    throw new UsageError(`no valid candidate for ${formatUncovered(uncovered[0]!)}${uncovered.length > 1 ? ` (and ${uncovered.length - 1} more shape/target pairs)` : ''}`);
-  }
+  const uncovered = checkCoverage(selections, explicit !== null);
   if (set && !values.json) {
     io.stdout(`compile-all: ${explicit ? 'given' : 'built-in'} problem set for ${covered.join(', ')}, at most ${cap} candidates per shape${explicit ? '' : ' (--grid aot: the full grid)'}\n`);
     if (input?.note) io.stdout(`${input.note}\n`);
@@ -163,6 +160,18 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   }
   for (const u of uncovered) io.stderr(`rocke compile-all: no valid candidate for ${formatUncovered(u)}\n`);
   return report.failed.length || report.aborted ? 1 : uncovered.length ? 2 : 0;
+}
+
+/**
+ * The selections no candidate serves. When that is every one of a given problem set, compiling
+ * would do nothing: a usage error with conv-direct's decisive reason.
+ */
+function checkCoverage(selections: readonly ShapeSelection[], given: boolean): Uncovered[] {
+  const uncovered = uncoveredSelections(selections);
+  if (given && selections.length > 0 && uncovered.length === selections.length) {
+    throw new UsageError(`no valid candidate for ${formatUncovered(uncovered[0]!)}${uncovered.length > 1 ? ` (and ${uncovered.length - 1} more shape/target pairs)` : ''}`);
+  }
+  return uncovered;
 }
 
 /** Repeated or comma-separated flag values, trimmed, empty ones dropped. */
