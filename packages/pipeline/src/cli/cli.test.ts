@@ -340,7 +340,7 @@ describe('rocke run, report and bench', () => {
     expect(await bad('--residual', 'b.npy')).toContain('--residual has shape (2), y is (1, 4, 5, 2)');
     const gpu = await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy', '--act', 'silu']);
     expect(gpu.code).toBe(2);
-    expect(gpu.stderr).toContain("rocke: fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only\nrun 'rocke --help' for usage\n");
+    expect(gpu.stderr).toContain("rocke: fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only (rocke --help for usage)\n");
   });
 
   it('rejects operands that do not fit the problem, and a GPU run without a runtime', async () => {
