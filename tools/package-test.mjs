@@ -6,8 +6,8 @@
 //   - installs the seven tarballs into a temporary project outside the repository with no C++
 //     compiler reachable (CC/CXX and npm's node-gyp point at missing files), then uses them as an
 //     app does: an ESM import, a CJS require, `tsc --noEmit` with skipLibCheck false and no
-//     @types/node, and the rocke CLI (--help, plan, a one-problem compile-all, and bench, which
-//     needs a GPU and must say so in one line).
+//     @types/node, the rocke CLI (--help, plan, a one-problem compile-all, and bench, which needs
+//     a GPU and must say so in one line), and the example under each README's `## Install`.
 // Third-party dependencies come from the npm cache when they are there (--prefer-offline).
 //   node tools/package-test.mjs [--report FILE] [--keep]
 // Prints one line per check and `packages: N passed, N failed`; --report writes {passed, failed, sizes}.
