@@ -8,6 +8,7 @@
 #   build/Release/rocke_hip_runtime.node   the hip-runtime addon, where the bundled loader looks
 #   kernels/                bench-manifest.json + blobs/ (cubins, deduplicated by SHA-256)
 #   public.json             the suite
+#   kernels-fused/          with PREP_EPILOGUE=act:b32:res: the same candidates with that fused epilogue
 # Then carry ".device" and run packages/pipeline/device/bench.sh on the GPU machine.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
@@ -33,6 +34,12 @@ cp packages/pipeline/device/cudnn_baseline.py "$out/dist/"
 cp "$suite" "$out/public.json"
 echo "prep: compiling the suite's candidates for sm_90 (cache: ${ROCKE_CACHE_DIR:-.rocke-cache})"
 node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
+# PREP_EPILOGUE=silu:b32:res (for bench-fused.sh): the same candidates compiled with that fused epilogue.
+if [ -n "${PREP_EPILOGUE:-}" ]; then
+  echo "prep: compiling the same candidates fused with $PREP_EPILOGUE into $out/kernels-fused"
+  node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels-fused" --target sm_90 --epilogue "$PREP_EPILOGUE" ${PREP_CAP:+--cap "$PREP_CAP"}
+  cp packages/pipeline/device/bench-fused.sh packages/pipeline/device/fused-compare.mjs "$out/dist/"
+fi
 # Self-checks of the bundle on this machine: the GPU code path over the real manifest on
 # hip-runtime's fake binding (JavaScript kernels, shrunk shapes), then the bundled CLI, whose bench
 # must find the addon and say clearly that there is no GPU here (exit 1) instead of crashing.

@@ -2,6 +2,8 @@ import { chooseReduceHelper, launchSequence, parseProblem, parseSpec, problemGeo
 import { splitTrials } from '@rocke/conv-direct';
 import { GpuRuntimeError, type Device, type KernelFunction, type Module } from '@rocke/hip-runtime';
 import { randomTensor } from '@rocke/reference';
+import type { Epilogue } from '@rocke/ir';
+import { BENCH_EPILOGUE_SCALARS, benchEpilogueData } from './epilogue.js';
 import type { KernelCache } from '../cache/cache.js';
 import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type PlanTiming, type ReadyPlan, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
@@ -89,6 +91,8 @@ export interface ShapeBenchOptions extends TimingOptions {
   now?: () => number;
   /** Problems up to this many MACs are checked in full (tests lower it). */
   fullCheckMaxMacs?: number;
+  /** The manifest's fused epilogue: its buffers are bound, its scalars planned, the reference applies it. */
+  epilogue?: Epilogue;
 }
 
 function message(err: unknown): string {
@@ -112,16 +116,17 @@ type CandidatePlan = { spec: Spec; trials: LaunchSequence[] } | { error: string 
  * Plans every candidate up front, once: split_c candidates get the planner's split count and its
  * neighbours (`splitTrials`; the count is a runtime kernarg, so all of them run the same binary).
  */
-function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonly ManifestHelper[]): CandidatePlan[] {
+function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonly ManifestHelper[], epilogue: Epilogue | undefined): CandidatePlan[] {
   const reduce = chooseReduceHelper(helpers, problem.dtype);
+  const fused = epilogue ? { epilogue: { ...BENCH_EPILOGUE_SCALARS } } : {};
   return shape.candidates.map((entry) => {
     try {
       const sp = parseSpec(entry.spec);
       if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
       const spec = sp.spec;
-      if (spec.variant !== 'split_c') return { spec, trials: [launchSequence(spec, problem)] };
+      if (spec.variant !== 'split_c') return { spec, trials: [launchSequence(spec, problem, fused)] };
       if (!reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
-      return { spec, trials: splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec })) };
+      return { spec, trials: splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec, ...fused })) };
     } catch (err) {
       return { error: message(err) };
     }
@@ -148,9 +153,11 @@ class ShapeSession {
     private readonly helper: ManifestHelper | undefined,
     private readonly options: ShapeBenchOptions,
     readonly notes: string[],
-    data: { x: Uint16Array; w: Uint16Array; yBytes: number; wsBytes: number },
+    data: { x: Uint16Array; w: Uint16Array; yBytes: number; wsBytes: number; bias?: Float32Array | Uint16Array; residual?: Uint16Array },
   ) {
     this.buffers = { x: device.upload(data.x), w: device.upload(data.w), y: device.alloc(data.yBytes) };
+    if (data.bias) this.buffers.bias = device.upload(data.bias);
+    if (data.residual) this.buffers.residual = device.upload(data.residual);
     // Allocated once, at the largest plan's size, so every prepared plan's packed views stay valid.
     if (data.wsBytes > 0) this.buffers.ws = device.alloc(data.wsBytes);
     this.spin = options.spinKernel === false ? undefined : loadSpinKernel(device);
@@ -346,14 +353,17 @@ export async function benchShape(
   const seed = options.seed ?? 1;
   const x = options.inputs?.x ?? randomTensor(g.xBytes / 2, problem.dtype, seed);
   const w = options.inputs?.w ?? randomTensor(g.wBytes / 2, problem.dtype, seed + 1);
-  const plans = planCandidates(shape, problem, helpers);
+  const plans = planCandidates(shape, problem, helpers, options.epilogue);
   const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trials' in p ? p.trials.map((t) => t.plan.workspaceBytes) : [0])));
-  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype)?.helper, options, notes, { x, w, yBytes: g.yBytes, wsBytes });
+  const fused = options.epilogue ? benchEpilogueData(options.epilogue, problem, g.yBytes / 2, seed + 3) : undefined;
+  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype)?.helper, options, notes, {
+    x, w, yBytes: g.yBytes, wsBytes, ...(fused?.bias ? { bias: fused.bias } : {}), ...(fused?.residual ? { residual: fused.residual } : {}),
+  });
   try {
     const { results, prepared } = timeCandidates(session, shape, plans, options, () => now() - t0);
     let reference: string | undefined;
     if (options.verify && !session.contextLost) {
-      const ref = await referenceCheck(problem, x, w, seed + 2, options.fullCheckMaxMacs);
+      const ref = await referenceCheck(problem, x, w, seed + 2, options.fullCheckMaxMacs, fused?.values);
       reference = ref.mode;
       verifyRanked(session, ref, results, prepared, g.yBytes / 2, options);
     }

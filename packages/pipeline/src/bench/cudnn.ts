@@ -59,12 +59,21 @@ export interface CudnnRun {
  * Runs `python3 SCRIPT SUITE OUT` (PYTHONUNBUFFERED, lines streamed to `log`) and reads its
  * medians. Never throws: a missing python3/PyTorch or a crash comes back as `error`.
  */
-export function runCudnnBaseline(script: string, shapes: readonly SuiteShape[], workDir: string, log: (line: string) => void, python = 'python3', timeoutMs = 300_000): Promise<CudnnRun> {
+export function runCudnnBaseline(
+  script: string,
+  shapes: readonly SuiteShape[],
+  workDir: string,
+  log: (line: string) => void,
+  python = 'python3',
+  timeoutMs = 300_000,
+  /** Further script arguments (`--epilogue act:b32:res`: time conv + PyTorch's bias, add, activation). */
+  args: readonly string[] = [],
+): Promise<CudnnRun> {
   const suitePath = join(workDir, 'cudnn-suite.json');
   const outPath = join(workDir, 'cudnn.json');
   writeFileSync(suitePath, `${JSON.stringify({ shapes }, null, 1)}\n`);
   return new Promise((done) => {
-    const child = spawn(python, [script, suitePath, outPath], { env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+    const child = spawn(python, [script, suitePath, outPath, ...args], { env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
     let tail = '';
     const lines = (chunk: Buffer) => {
       const text = chunk.toString('utf8');

@@ -16,6 +16,7 @@ import { formatTable } from '../table.js';
 import { benchShape, type ShapeBenchOptions, type ShapeResult } from './bench-shape.js';
 import { findCudnnScript, runCudnnBaseline, suiteShape, type SuiteShape } from './cudnn.js';
 import { parseBenchManifest, readBenchManifest, type BenchManifest, type ManifestShape } from './manifest.js';
+import { epilogueShapeText } from './epilogue.js';
 import { DEFAULT_PREP_CAP } from './prep.js';
 
 /** Options of {@link gpuBench} and {@link gpuRunConv} beyond the CLI request. */
@@ -134,6 +135,7 @@ async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchM
           verify: request.verify,
           warmup: request.warmup,
           iters: request.iters,
+          ...(manifest.epilogue ? { epilogue: manifest.epilogue } : {}),
           log,
         });
         out.push(result);
@@ -266,13 +268,12 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
   const childOut = io.env[CHILD_OUT];
   const isolate = !childOut && (options.isolate ?? (options.binding === undefined && io.env['ROCKE_BENCH_ISOLATE'] !== '0'));
   let results: ShapeResult[];
-  if (isolate) {
-    loadKernels(request); // fail early, in the parent, on a bad kernels directory
-    results = await benchIsolated(request, io);
-  } else {
-    const { manifest, blobs } = loadKernels(request);
-    results = await benchInProcess(request, io, manifest, blobs, options);
-  }
+  // Loaded in the parent too: a bad kernels directory fails early, and the epilogue is the manifest's.
+  const { manifest, blobs } = loadKernels(request);
+  const epilogue = manifest.epilogue ? epilogueShapeText(manifest.epilogue) : undefined;
+  if (epilogue && !childOut) io.stderr(`fused epilogue ${epilogue}: every candidate is timed and verified with it; cuDNN is timed with PyTorch's bias, add and activation after it\n`);
+  if (isolate) results = await benchIsolated(request, io);
+  else results = await benchInProcess(request, io, manifest, blobs, options);
   if (childOut) {
     writeFileSync(childOut, JSON.stringify({ results }));
     return { rows: [], failures: results.filter((r) => r.status !== 'ok').length };
@@ -289,7 +290,7 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
     else {
       io.stderr(`cuDNN baseline: ${script} on ${shapes.length} shape(s)\n`);
       const work = outDir ? resolve(io.cwd, outDir) : mkdtempSync(join(tmpdir(), 'rocke-cudnn-'));
-      const run = await runCudnnBaseline(script, shapes, work, (l) => io.stderr(`${l}\n`), options.python);
+      const run = await runCudnnBaseline(script, shapes, work, (l) => io.stderr(`${l}\n`), options.python, undefined, epilogue ? ['--epilogue', epilogue] : []);
       if (run.error) cudnnError = run.error;
       for (const l of lines) {
         const ms = run.ms.get(l.shape);
@@ -311,7 +312,7 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
     const b = l.result.best;
     if (!b?.medianMs) continue;
     if (request.vsCudnn && l.cudnnMs === undefined) continue; // the report's rows need both times
-    const row: Record<string, JsonValue> = { shape: l.shape, class: l.class, ours_ms: b.medianMs };
+    const row: Record<string, JsonValue> = { shape: l.shape, class: l.class, ours_ms: b.medianMs, ...(epilogue ? { epilogue } : {}) };
     if (l.cudnnMs !== undefined) row['cudnn_ms'] = l.cudnnMs;
     row['variant'] = b.variant;
     if (b.splits) row['splits'] = b.splits;
@@ -333,6 +334,7 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
 export async function gpuRunConv(request: RunRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<NpyArray> {
   const bench: BenchRequest = { problems: [{ name: 'run', problem: request.problem, cls: null }], target: request.target, verify: false, vsCudnn: false, warmup: 1, iters: 3, cacheDir: request.cacheDir };
   const { manifest, blobs } = loadKernels(bench);
+  if (manifest.epilogue) throw new Error(`the kernels in ${request.cacheDir} are fused with ${epilogueShapeText(manifest.epilogue)}; rocke run needs bare kernels`);
   const shape = matchShape(manifest, bench.problems[0]!);
   if (!shape || shape.candidates.length === 0) throw new Error(`no compiled candidates for this problem in ${request.cacheDir} (run bench-prep or compile-all)`);
   const device = openDevice(options.binding ? { binding: options.binding } : {});

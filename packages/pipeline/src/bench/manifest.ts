@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ACTIVATIONS, BIAS_KINDS } from '@rocke/ir';
 import { z } from 'zod';
 import { isSha256Hex } from '../hash.js';
 
@@ -49,6 +50,8 @@ export const benchManifestSchema = z
     toolchain: z.string(),
     shapes: z.array(manifestShapeSchema),
     helpers: z.array(manifestHelperSchema),
+    /** The fused epilogue every candidate (split_c: every helper) was compiled with; absent: bare kernels. */
+    epilogue: z.object({ act: z.enum(ACTIVATIONS), bias: z.enum(BIAS_KINDS), residual: z.boolean() }).strict().optional(),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
 import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '@rocke/conv-direct';
+import type { Epilogue } from '@rocke/ir';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
@@ -29,6 +30,11 @@ export interface BenchPrepOptions {
   pruner: Pruner | null;
   /** Candidates per shape at most (default {@link DEFAULT_PREP_CAP}), shared evenly by its variants. */
   cap?: number;
+  /**
+   * Compile every candidate with this fused epilogue (split_c: its split-reduce helpers), the same
+   * selection as the bare run, so a fused and a bare bench compare the same tiles.
+   */
+  epilogue?: Epilogue;
   jobs?: number;
   progress?: CompileAllProgress;
   signal?: AbortSignal;
@@ -66,7 +72,8 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     for (const v of selection.variants) {
       available[v.variant] = v.valid;
       if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the cap of ${v.share} in score order)`);
-      v.specs.forEach((spec, i) => {
+      v.specs.forEach((bare, i) => {
+        const spec = withEpilogue(bare, options.epilogue);
         chosen.push({ spec, score: v.scores[i]! });
         pick.set(`${spec.dtype}/${spec.variant}/${convKernelName(spec)}`, spec);
       });
@@ -78,7 +85,7 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     [...pick.entries()].filter(([key, s]) => key.startsWith(`${dtype}/${variant}/`) && s.target === t).map(([, s]) => s);
   const dtypes = [...new Set([...pick.values()].map((s) => s.dtype))];
   const variants = [...new Set([...pick.values()].map((s) => s.variant))];
-  const families = [convDirectFamily({ dtypes, variants, grid }), splitReduceFamily()];
+  const families = [convDirectFamily({ dtypes, variants, grid }), splitReduceFamily(options.epilogue)];
   const compile = await compileAll({
     cache,
     families,
@@ -126,12 +133,13 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     return { name: shape.name, cls: shape.cls, problem: { ...shape.problem }, candidates, available, notes };
   });
   const helpers: ManifestHelper[] = [];
-  for (const spec of helperSpecs(target)) {
+  for (const bare of helperSpecs(target)) {
+    const spec = options.epilogue ? { ...bare, epilogue: options.epilogue } : bare;
     const entry = lookup(splitReduceFamily().name, SPLIT_REDUCE_VARIANT, { ...spec } as unknown as JsonValue);
     if (typeof entry === 'string') continue; // a split_c shape then reports the missing helper when it runs
     helpers.push({ kernelName: reduceKernelName(spec), spec: { ...spec }, code: exportCode(entry) });
   }
-  const manifest = parseBenchManifest({ format: 1, target, cap, toolchain: await compiler.fingerprint(target), shapes, helpers });
+  const manifest = parseBenchManifest({ format: 1, target, cap, toolchain: await compiler.fingerprint(target), shapes, helpers, ...(options.epilogue ? { epilogue: options.epilogue } : {}) });
   writeFileAtomic(join(options.outDir, BENCH_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
   let bytes = 0;
   for (const d of out.listBlobDigests()) {
@@ -139,4 +147,9 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     else bytes += out.blobStat(d)?.size ?? 0;
   }
   return { manifest, compile, blobs: referenced.size, bytes };
+}
+
+/** A candidate with the run's fused epilogue: at its store, except split_c (its reduce applies it). */
+function withEpilogue(spec: Spec, epilogue: Epilogue | undefined): Spec {
+  return epilogue && spec.variant !== 'split_c' ? { ...spec, epilogue } : spec;
 }

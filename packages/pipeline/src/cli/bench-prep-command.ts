@@ -7,17 +7,20 @@ import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, ta
 import { compileProgress } from './progress.js';
 import { formatBytes, formatDuration, formatTable } from '../table.js';
 import { benchPrep, DEFAULT_PREP_CAP } from '../bench/prep.js';
+import { parseEpilogueShape } from '../bench/epilogue.js';
 
-export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--jobs N] [--cache-dir DIR] [--json]
+export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
   For a GPU machine without LLVM: compiles each shape's candidates (dense; split_c on small maps;
   grouped once conv-direct builds it), ordered and capped per shape, through the compile cache,
   plus the split-reduce helpers, and writes DIR/bench-manifest.json and DIR/blobs/ (code only,
-  deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn`;
+  deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn
+  --epilogue (e.g. silu:b32:res = silu, fp32 bias, residual) compiles every candidate fused with it;
+  the bench of DIR then times, verifies and compares the fused kernels (cuDNN + PyTorch's ops).`;
 
 /** `rocke bench-prep`: compiles a suite's candidates and writes a bench manifest (`deps` gives compiler and pruner). */
 export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner'>): Promise<number> {
   const { values } = parse('bench-prep', () =>
-    parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, jobs: { type: 'string' }, quiet: { type: 'boolean' } }, strict: true, allowPositionals: false }),
+    parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, jobs: { type: 'string' }, quiet: { type: 'boolean' }, epilogue: { type: 'string' } }, strict: true, allowPositionals: false }),
   );
   if (values.help) {
     io.stdout(`${BENCH_PREP_USAGE}\n`);
@@ -27,6 +30,8 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   if (!values.out) throw new UsageError('bench-prep needs --out DIR');
   const problems = readSuite(readTextInput(io, '--suite', values.suite));
   const target = targetsFrom(values.target)?.[0] ?? 'sm_90';
+  const epilogue = values.epilogue === undefined ? undefined : parseEpilogueShape(values.epilogue);
+  if (typeof epilogue === 'string') throw new UsageError(`--epilogue ${values.epilogue}: ${epilogue}`);
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
   const result = await benchPrep({
     problems,
@@ -36,6 +41,7 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
     compiler: deps.compiler(),
     pruner: deps.pruner(),
     cap: positiveInt('cap', values.cap, DEFAULT_PREP_CAP),
+    ...(epilogue ? { epilogue } : {}),
     ...(values.jobs ? { jobs: positiveInt('jobs', values.jobs, 1) } : {}),
     ...(progress ? { progress } : {}),
     ...(io.signal ? { signal: io.signal } : {}),

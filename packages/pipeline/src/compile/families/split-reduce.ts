@@ -1,4 +1,4 @@
-import { getTarget, VERSION as IR_VERSION } from '@rocke/ir';
+import { getTarget, VERSION as IR_VERSION, type Epilogue } from '@rocke/ir';
 import { CACHE_NAMESPACE, SplitReduceSpecSchema, TARGET_NAMES, VERSION as SPLIT_REDUCE_VERSION, emitSplitReduce, helperSpecs, zodReason } from '@rocke/split-reduce';
 import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
 import type { JsonValue } from '../../hash.js';
@@ -11,14 +11,15 @@ export const SPLIT_REDUCE_VARIANT = 'split_reduce';
  * The split-reduce helper kernels as a compile-all family (`direct_fwd_helper`): every spec of
  * `helperSpecs(target)` (each dtype × vector width), keyed by spec only, so one binary serves every
  * split_c conv of that dtype. Specs are re-validated with the package's strict schema on build.
+ * With `epilogue`, the same specs fused with it (what a fused split_c bench needs).
  */
-export function splitReduceFamily(): Family {
+export function splitReduceFamily(epilogue?: Epilogue): Family {
   return {
     name: CACHE_NAMESPACE,
     targets: TARGET_NAMES,
     emitter: `@rocke/split-reduce@${SPLIT_REDUCE_VERSION} @rocke/ir@${IR_VERSION}`,
     candidates(target: TargetName): KernelCandidate[] {
-      return helperSpecs(target).map((spec) => ({ variant: SPLIT_REDUCE_VARIANT, spec: { ...spec } as unknown as JsonValue }));
+      return helperSpecs(target).map((spec) => ({ variant: SPLIT_REDUCE_VARIANT, spec: { ...spec, ...(epilogue ? { epilogue } : {}) } as unknown as JsonValue }));
     },
     build(candidate: KernelCandidate, target: TargetName, flavor: string): BuiltKernel {
       const parsed = SplitReduceSpecSchema.safeParse(candidate.spec);
