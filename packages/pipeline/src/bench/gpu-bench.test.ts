@@ -112,6 +112,36 @@ describe('GPU bench through the fake binding', () => {
     expect(kernelsRun.every((l) => l.programmatic)).toBe(true);
   });
 
+  it('a fused-epilogue manifest: bias and residual bound, every candidate verified against the fp64 epilogue, a dropped bias fails', async () => {
+    const epilogue = { act: 'silu', bias: 'fp32', residual: true } as const;
+    const { dir, dense, split } = kernelsDir();
+    const fusedDense = dense.map((s) => ({ ...s, epilogue }));
+    const helpers = helperSpecs('sm_90').map((s) => ({ ...s, epilogue }));
+    const blobs = new KernelCache(dir);
+    const code = (text: string) => ({ ...blobs.putBlob(text), kind: 'cubin' as const });
+    const candidates = [...fusedDense, split].map((spec) => ({ kernelName: kernelName(spec), variant: spec.variant, spec: { ...spec }, code: code(`cubin of ${kernelName(spec)}`), score: 1 }));
+    const manifest = parseBenchManifest({
+      format: 1, target: 'sm_90', cap: 40, toolchain: 'test', epilogue,
+      shapes: [{ name: 'small', cls: 'small-map', problem: { ...PROBLEM }, candidates, available: { dense: 2, split_c: 1 }, notes: [] }],
+      helpers: helpers.map((spec) => ({ kernelName: reduceName(spec), spec: { ...spec }, code: code(`cubin of ${reduceName(spec)}`) })),
+    });
+    const fakes: Record<string, FakeKernel | null> = { rocke_spin: null };
+    fakes[kernelName(fusedDense[0]!)] = fakeConvKernel('dense', BAKED, 0, epilogue);
+    fakes[kernelName(fusedDense[1]!)] = fakeConvKernel('dense', BAKED, 0, epilogue, true); // forgets the bias
+    fakes[kernelName(split)] = fakeConvKernel('split_c', BAKED);
+    for (const h of helpers) fakes[reduceName(h)] = fakeReduceKernel(h.dtype, epilogue);
+    const binding = createFakeBinding({ kernels: fakes, msPerLaunch: 0.01 });
+    const device = openDevice({ binding });
+    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, blobs, { verify: true, warmup: 1, iters: 3, verifySample: 4, targetRepMs: 0.02, epilogue });
+    device.close();
+    const byName = new Map(result.candidates.map((c) => [c.kernelName, c]));
+    expect(byName.get(kernelName(fusedDense[0]!))!.verify?.pass).toBe(true);
+    expect(byName.get(kernelName(fusedDense[1]!))!.verify?.pass).toBe(false);
+    expect(byName.get(kernelName(split))!.verify?.pass).toBe(true); // the fused reduce after the fold
+    expect(result.best!.kernelName).toBe(kernelName(fusedDense[0]!));
+    expect(binding.liveAllocations()).toBe(0);
+  });
+
   it('launches plainly when programmatic launches are turned off (ROCKE_BENCH_PDL=0)', async () => {
     const { dir, dense, split } = kernelsDir();
     const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
