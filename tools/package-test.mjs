@@ -7,12 +7,13 @@
 //     compiler reachable (CC/CXX and npm's node-gyp point at missing files), then uses them as an
 //     app does: an ESM import, a CJS require, `tsc --noEmit` with skipLibCheck false and no
 //     @types/node, the rocke CLI (--help, plan, a one-problem compile-all, and bench, which needs
-//     a GPU and must say so in one line), and the example under each README's `## Install`.
+//     a GPU and must say so in one line), the example under each README's `## Install`, and,
+//     with the prebuild hidden, a failing source build that leaves the install working.
 // Third-party dependencies come from the npm cache when they are there (--prefer-offline).
 //   node tools/package-test.mjs [--report FILE] [--keep]
 // Prints one line per check and `packages: N passed, N failed`; --report writes {passed, failed, sizes}.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -153,6 +154,31 @@ async function installAndUse(packed, app) {
   }
   await useCli(app, env);
   await runReadmeExamples(app, env);
+  await withoutAddon(app, env);
+}
+
+/**
+ * Where the addon cannot load (no prebuild for the platform and no compiler): a source build fails
+ * without failing the install, plan still works, and bench says why in one message.
+ */
+async function withoutAddon(app, env) {
+  const hip = join(app, 'node_modules', '@rocke', 'hip-runtime');
+  const rocke = join(app, 'node_modules', '.bin', 'rocke');
+  const problem = ['--n', '1', '--c', '64', '--h', '14', '--w', '14', '--k', '64', '--dtype', 'bf16'];
+  renameSync(join(hip, 'prebuilds'), join(hip, 'prebuilds.hidden'));
+  try {
+    const rebuild = await run('npm', ['rebuild', '@rocke/hip-runtime'], { cwd: app, env });
+    const built = existsSync(join(hip, 'build', 'Release', 'rocke_hip_runtime.node'));
+    record('without a prebuild or a compiler, npm rebuild @rocke/hip-runtime still succeeds', rebuild.status === 0 && !built, rebuild.output);
+    const plan = await run(rocke, ['plan', ...problem, '--target', 'sm_90'], { cwd: app, env });
+    record('rocke plan without the addon', plan.status === 0, plan.output);
+    const bench = await run(rocke, ['bench', ...problem, '--target', 'sm_90'], { cwd: app, env });
+    const clear = bench.status === 1 && /native addon could not be loaded/.test(bench.output) && !/\n\s+at /.test(bench.output);
+    record('rocke bench without the addon: one message saying why', clear, bench.output);
+  } finally {
+    rmSync(join(hip, 'build'), { recursive: true, force: true });
+    renameSync(join(hip, 'prebuilds.hidden'), join(hip, 'prebuilds'));
+  }
 }
 
 /** The example under each README's `## Install` (the first js block), run as the app's own module. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { addonCandidates, getBinding, libraryCandidates, NATIVE_ABI_VERSION } from './binding.js';
 import { RuntimeUnavailableError } from './errors.js';
-import { openDevice, probeRuntime } from './runtime.js';
+import { openDevice, probeRuntime, unavailableMessage } from './runtime.js';
 
 const packageRoot = join(import.meta.dirname, '..');
 const cudaHeader = '/usr/local/cuda/include/cuda.h';
@@ -74,11 +74,17 @@ describe('the compiled addon', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(RuntimeUnavailableError);
-    expect((error as Error).message).toContain('/nonexistent/rocke_hip_runtime.node: Cannot find module');
+    expect((error as Error).message).toContain('/nonexistent/rocke_hip_runtime.node: not found');
     // The way out names the package a user installed, not a path inside this repository.
     expect((error as Error).message).toContain('npm rebuild @rocke/hip-runtime');
     expect((error as Error).message).not.toMatch(/packages\//);
-    expect(probeRuntime({ binding: '/nonexistent/rocke_hip_runtime.node' })).toMatchObject({ available: false, attempts: [{ backend: 'addon' }] });
+    const probe = probeRuntime({ binding: '/nonexistent/rocke_hip_runtime.node' });
+    expect(probe).toMatchObject({ available: false, attempts: [{ backend: 'addon' }] });
+    // Without an addon the message's way out is the addon's (rebuild it), not a GPU driver's.
+    const message = unavailableMessage('auto', probe.attempts);
+    expect(message).toMatch(/the native addon could not be loaded/);
+    expect(message).toContain('npm rebuild @rocke/hip-runtime');
+    expect(message).not.toMatch(/NVIDIA driver/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -146,6 +147,11 @@ export function addonCandidates(): string[] {
   ];
 }
 
+/** What to do when no addon loads: where prebuilds exist, and how to see why a source build failed. */
+export const ADDON_HELP =
+  'The package ships the addon prebuilt for linux-x64 (glibc 2.34 or later); elsewhere it is built from source at install,\n' +
+  'which needs a C++17 compiler, make and Python: `npm rebuild @rocke/hip-runtime --foreground-scripts` shows why it failed.';
+
 let defaultBinding: NativeBinding | undefined;
 
 function requireAddon(path: string): NativeBinding {
@@ -157,6 +163,12 @@ function requireAddon(path: string): NativeBinding {
     throw new Error(`it has ABI version ${required.abiVersion}, expected ${NATIVE_ABI_VERSION}: rebuild it (npm rebuild @rocke/hip-runtime)`);
   }
   return required as NativeBinding;
+}
+
+/** One line on why a candidate did not load; a file that is not there is just "not found". */
+function addonError(path: string, error: unknown): string {
+  if (!existsSync(path)) return 'not found';
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
 }
 
 /**
@@ -175,7 +187,7 @@ export function getBinding(override?: NativeBinding | string): NativeBinding {
       if (override === undefined) defaultBinding = binding;
       return binding;
     } catch (error) {
-      attempts.push({ backend: 'addon', path, error: error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error) });
+      attempts.push({ backend: 'addon', path, error: addonError(path, error) });
     }
   }
   const lines = attempts.map((a) => `  ${a.path}: ${a.error}`);
@@ -183,8 +195,7 @@ export function getBinding(override?: NativeBinding | string): NativeBinding {
     [
       `@rocke/hip-runtime: the native addon could not be loaded. Tried:`,
       ...lines,
-      `The package ships it prebuilt for linux-x64 (glibc 2.34 or later); elsewhere it is built from source at install,`,
-      'which needs a C++17 compiler, make and Python: `npm rebuild @rocke/hip-runtime --foreground-scripts` shows why it failed.',
+      ADDON_HELP,
     ].join('\n'),
     attempts,
   );

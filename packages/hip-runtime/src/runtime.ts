@@ -1,5 +1,5 @@
 import type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeHandle } from './binding.js';
-import { getBinding, LIBRARY_ENV, libraryCandidates } from './binding.js';
+import { ADDON_HELP, getBinding, LIBRARY_ENV, libraryCandidates } from './binding.js';
 import type { BackendName, LoadAttempt } from './errors.js';
 import { callNative, GpuUsageError, KernargError, RuntimeUnavailableError } from './errors.js';
 import type { DeviceAddressable, KernargSignature, KernargValues, PackedKernargs } from './kernargs.js';
@@ -134,10 +134,16 @@ export function unavailableMessage(choice: BackendChoice, attempts: readonly Loa
     const fromEnv = variable !== undefined && env[variable] === a.path ? ` (from ${variable})` : '';
     return `  [${a.backend}] ${a.path}${fromEnv}: ${a.error}`;
   });
+  // Without the addon no library was tried: the way out is the addon's, not a driver's.
+  const addonOnly = attempts.length > 0 && attempts.every((a) => a.backend === 'addon');
   return [
-    `@rocke/hip-runtime: no GPU runtime could be used (backend '${choice}'). Tried:`,
+    addonOnly
+      ? `@rocke/hip-runtime: no GPU runtime could be used (backend '${choice}'): the native addon could not be loaded. Tried:`
+      : `@rocke/hip-runtime: no GPU runtime could be used (backend '${choice}'). Tried:`,
     ...lines,
-    'Install the ROCm runtime (libamdhip64) or the NVIDIA driver (libcuda), or point ROCKE_HIP_LIB / ROCKE_CUDA_LIB at the library.',
+    addonOnly
+      ? ADDON_HELP
+      : 'Install the ROCm runtime (libamdhip64) or the NVIDIA driver (libcuda), or point ROCKE_HIP_LIB / ROCKE_CUDA_LIB at the library.',
   ].join('\n');
 }
 
