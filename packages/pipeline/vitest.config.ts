@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '../../tools/vitest-preset.mjs';
 
-export default defineConfig(packageTestConfig(import.meta.dirname));
+// Type tests of the public API (*.test-d.ts) run under vitest's typecheck.
+export default defineConfig(packageTestConfig(import.meta.dirname, { typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: './tsconfig.json' } }));
