@@ -141,6 +141,22 @@ describe('bench-prep', () => {
     expect(fromCache.shapes[0]!.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
   });
 
+  it('with --epilogue: the same selection compiled fused (split_c bare, its helpers fused), recorded in the manifest', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
+    const epilogue = { act: 'silu', bias: 'fp32', residual: true } as const;
+    const bare = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'bare'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2 });
+    const fused = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'fused'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2, epilogue });
+    expect(fused.manifest.epilogue).toEqual(epilogue);
+    expect(bare.manifest.epilogue).toBeUndefined();
+    const strip = (spec: Record<string, unknown>) => kernelName({ ...spec, epilogue: undefined } as never);
+    // Same tiles in the same order; dense fused at its store, split_c bare (its reduce fuses).
+    expect(fused.manifest.shapes[0]!.candidates.map((c) => strip(c.spec))).toEqual(bare.manifest.shapes[0]!.candidates.map((c) => c.kernelName));
+    for (const c of fused.manifest.shapes[0]!.candidates) expect((c.spec as { epilogue?: unknown }).epilogue).toEqual(c.variant === 'split_c' ? undefined : epilogue);
+    expect(fused.manifest.helpers.map((h) => h.kernelName).every((n) => n.endsWith('_epsilu_b32_res'))).toBe(true);
+    expect(fused.manifest.helpers).toHaveLength(4);
+  });
+
   it('compiles each shape\'s capped candidates through the cache and exports deduplicated blobs with a manifest', async () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const cache = new KernelCache(join(root, 'cache'));
