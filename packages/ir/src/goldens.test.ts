@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GoldenMismatchError, checkGoldens, goldenUpdateRequested, sha256Hex } from './goldens.js';
+import { GoldenMismatchError, checkGoldenSnapshots, checkGoldens, goldenUpdateRequested, sha256Hex } from './goldens.js';
 import type { GoldenCase } from './goldens.js';
 import { printModule } from './printer.js';
 import { getTarget, TARGET_NAMES } from './targets/index.js';
@@ -74,5 +74,21 @@ describe('goldens', () => {
     }
     const report = checkGoldens(all, join(import.meta.dirname, 'test-kernels.goldens.json'));
     if (!goldenUpdateRequested()) expect(report.matched).toBe(all.length);
+  });
+});
+
+describe('golden snapshots', () => {
+  it('writes missing or changed .ll files only in update mode, and names the first differing line otherwise', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rocke-snap-'));
+    try {
+      const one: GoldenCase = { name: 'k', flavor: 'llvm22', text: 'a\nb\nc\n' };
+      expect(() => checkGoldenSnapshots([one], dir, { update: false })).toThrow(/no snapshot/);
+      expect(checkGoldenSnapshots([one], dir, { update: true })).toEqual([join(dir, 'llvm22', 'k.ll')]);
+      expect(readFileSync(join(dir, 'llvm22', 'k.ll'), 'utf8')).toBe(one.text);
+      expect(checkGoldenSnapshots([one], dir, { update: false })).toEqual([]);
+      expect(() => checkGoldenSnapshots([{ ...one, text: 'a\nB\nc\n' }], dir, { update: false })).toThrow(/line 2 differs\n\s+snapshot: b\n\s+emitted: {2}B/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

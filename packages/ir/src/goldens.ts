@@ -4,7 +4,8 @@
  * update mode (ROCKE_UPDATE_GOLDENS=1, or `update: true`) rewrites the file instead.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Flavor } from './targets/target.js';
 
 /** One emitted text to pin. `name` must be unique per flavor. */
@@ -129,4 +130,38 @@ export function checkGoldens(cases: readonly GoldenCase[], file: string, options
   const report: GoldenReport = { added, removed, changed, matched, updated: differs && update };
   if (differs && !update) throw new GoldenMismatchError(file, report);
   return report;
+}
+
+/**
+ * Reviewable snapshots beside the digests: the full text of a few cases, one `<dir>/<flavor>/<name>.ll`
+ * file each, so a re-bless shows the IR change as a diff. Compares each case's text with its file;
+ * in update mode (ROCKE_UPDATE_GOLDENS=1) writes the files that differ or are missing and returns
+ * their paths, otherwise throws naming the first differing line.
+ */
+export function checkGoldenSnapshots(cases: readonly GoldenCase[], dir: string, options: { update?: boolean } = {}): string[] {
+  const update = options.update ?? goldenUpdateRequested();
+  const written: string[] = [];
+  const problems: string[] = [];
+  for (const c of cases) {
+    const file = join(dir, c.flavor, `${c.name}.ll`);
+    const stored = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    if (stored === c.text) continue;
+    if (update) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, c.text);
+      written.push(file);
+      continue;
+    }
+    if (stored === undefined) {
+      problems.push(`+ ${c.flavor}/${c.name}: no snapshot at ${file}`);
+      continue;
+    }
+    const want = stored.split('\n');
+    const got = c.text.split('\n');
+    const line = want.findIndex((l, i) => l !== got[i]);
+    const at = line === -1 ? want.length : line;
+    problems.push(`~ ${c.flavor}/${c.name}: line ${at + 1} differs\n    snapshot: ${want[at] ?? '(end of file)'}\n    emitted:  ${got[at] ?? '(end of text)'}`);
+  }
+  if (problems.length) throw new Error(`golden snapshots differ (${problems.length}):\n${problems.join('\n')}\nin ${dir}; if the change is intended run with ROCKE_UPDATE_GOLDENS=1`);
+  return written;
 }

@@ -27,7 +27,7 @@ export { findToolchain, verify, compile, disassemble, toolchainFingerprint, Tool
 export { sweepStaleTempDirs } from './temp-dirs.js';
 export type { Toolchain, CompileOptions, CompileResult, AmdCompileResult, NvidiaCompileResult } from './toolchain.js';
 export {
-  checkGoldens, sha256Hex, goldenUpdateRequested, describeGoldenReport, formatGoldenFile, GoldenMismatchError,
+  checkGoldens, checkGoldenSnapshots, sha256Hex, goldenUpdateRequested, describeGoldenReport, formatGoldenFile, GoldenMismatchError,
 } from './goldens.js';
 export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';
 export * from './interp/index.js';

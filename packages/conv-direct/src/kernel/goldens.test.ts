@@ -1,12 +1,14 @@
 /**
  * IR goldens: SHA-256 of each golden config's emitted text per LLVM flavor, checked against
- * goldens.json (update with `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/goldens.test.ts`).
+ * goldens.json, and the full text of SNAPSHOT_CONFIGS checked against goldens-ll/<flavor>/<name>.ll
+ * so a re-bless shows the IR diff (update both with
+ * `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/goldens.test.ts`).
  * Every golden config also compiles with LLVM 22 for its target; where the register heuristic
  * predicts no spill, the code object must report none (warpgroup-MMA configs: never, and ptxas must
  * report no spills).
  */
 import { join } from 'node:path';
-import { checkGoldens, compile, printModule, type GoldenCase } from '@rocke/ir';
+import { checkGoldens, checkGoldenSnapshots, compile, printModule, type GoldenCase } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { kernelName } from '../spec.js';
 import { spillReason } from '../spill.js';
@@ -16,6 +18,14 @@ import { amdNotes } from './test-code-object.js';
 import { GOLDEN_CONFIGS } from './golden-configs.js';
 
 const goldenFile = join(import.meta.dirname, 'goldens.json');
+const snapshotDir = join(import.meta.dirname, 'goldens-ll');
+
+/**
+ * Configs whose whole IR is kept as a reviewable snapshot: both AMD targets and both AMD atom
+ * families, dense, split_c and grouped, and a warpgroup-MMA sm_90 kernel. The mma.sync sm_90
+ * kernels (0.5 to 1.4 MB of fully unrolled IR each) are pinned by digest only.
+ */
+const SNAPSHOT_CONFIGS = ['gfx950-base-bf16', 'gfx950-1x1-p0', 'gfx950-split-c', 'gfx942-16x16x16-fp16-uneven', 'gfx942-grouped-gm4-fp16', 'sm90a-wgmma-fp16-stride2-t8x16x64-w2x2'];
 
 describe('golden configs', () => {
   it('are valid, distinct kernels covering every atom, target, dtype, stride and filter size', () => {
@@ -41,6 +51,9 @@ describe('golden configs', () => {
     });
     const report = checkGoldens(cases, goldenFile);
     expect(report.added.length + report.removed.length + report.changed.length === 0 || report.updated).toBe(true);
+    const snapshots = cases.filter((c) => SNAPSHOT_CONFIGS.includes(c.name));
+    expect(snapshots.map((c) => c.name).sort()).toEqual([...SNAPSHOT_CONFIGS].sort());
+    checkGoldenSnapshots(snapshots, snapshotDir);
   });
 
   it('emit the same bytes when built twice', () => {
