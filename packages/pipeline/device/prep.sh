@@ -9,6 +9,7 @@
 #   kernels/                bench-manifest.json + blobs/ (cubins, deduplicated by SHA-256)
 #   public.json             the suite
 #   kernels-fused/          with PREP_EPILOGUE=act:b32:res: the same candidates with that fused epilogue
+# PREP_CAP=N caps the candidates per shape; PREP_VARIANT=depthwise (comma list) keeps only those variants.
 # Then carry ".device" and run packages/pipeline/device/bench.sh on the GPU machine.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
@@ -33,11 +34,11 @@ cp "$addon" "$out/build/Release/"
 cp packages/pipeline/device/cudnn_baseline.py "$out/dist/"
 cp "$suite" "$out/public.json"
 echo "prep: compiling the suite's candidates for sm_90 (cache: ${ROCKE_CACHE_DIR:-.rocke-cache})"
-node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"}
+node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels" --target sm_90 ${PREP_CAP:+--cap "$PREP_CAP"} ${PREP_VARIANT:+--variant "$PREP_VARIANT"}
 # PREP_EPILOGUE=silu:b32:res (for bench-fused.sh): the same candidates compiled with that fused epilogue.
 if [ -n "${PREP_EPILOGUE:-}" ]; then
   echo "prep: compiling the same candidates fused with $PREP_EPILOGUE into $out/kernels-fused"
-  node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels-fused" --target sm_90 --epilogue "$PREP_EPILOGUE" ${PREP_CAP:+--cap "$PREP_CAP"}
+  node "$out/dist/rocke.mjs" bench-prep --suite "$suite" --out "$out/kernels-fused" --target sm_90 --epilogue "$PREP_EPILOGUE" ${PREP_CAP:+--cap "$PREP_CAP"} ${PREP_VARIANT:+--variant "$PREP_VARIANT"}
   cp packages/pipeline/device/bench-fused.sh packages/pipeline/device/fused-compare.mjs "$out/dist/"
 fi
 # Self-checks of the bundle on this machine: the GPU code path over the real manifest on

@@ -157,6 +157,13 @@ describe('bench-prep', () => {
     expect(fused.manifest.helpers).toHaveLength(4);
   });
 
+  it('keeps only the variants asked for, with the whole cap', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const dw = { ...BIG_MAP, groups: BIG_MAP.C };
+    const r = await benchPrep({ problems: [{ name: 'dw', problem: dw, cls: 'depthwise' }], target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 3, variants: ['depthwise'], jobs: 2 });
+    expect(r.manifest.shapes[0]!.candidates.map((c) => c.variant)).toEqual(['depthwise', 'depthwise', 'depthwise']);
+  });
+
   it('compiles each shape\'s capped candidates through the cache and exports deduplicated blobs with a manifest', async () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const cache = new KernelCache(join(root, 'cache'));

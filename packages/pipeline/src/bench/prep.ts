@@ -30,6 +30,8 @@ export interface BenchPrepOptions {
   pruner: Pruner | null;
   /** Candidates per shape at most (default {@link DEFAULT_PREP_CAP}), shared evenly by its variants. */
   cap?: number;
+  /** Only these variants of each shape (default: every apt one); the cap is shared by those. */
+  variants?: readonly string[];
   /**
    * Compile every candidate with this fused epilogue (split_c: its split-reduce helpers), the same
    * selection as the bare run, so a fused and a bare bench compare the same tiles.
@@ -65,7 +67,7 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
   const flavor = compiler.flavor;
   const pick = new Map<string, Spec>(); // `${dtype}/${variant}` + name -> spec, the union over shapes
   const perShape: { shape: BenchRequest['problems'][number]; chosen: { spec: Spec; score: number }[]; available: Record<string, number>; notes: string[] }[] = [];
-  for (const selection of selectProblemSpecs(options.problems, target, { cap })) {
+  for (const selection of selectProblemSpecs(options.problems, target, { cap, ...(options.variants ? { variants: options.variants } : {}) })) {
     const available: Record<string, number> = {};
     const notes: string[] = [];
     const chosen: { spec: Spec; score: number }[] = [];

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { VARIANTS } from '@rocke/conv-direct';
 import type { CliDeps } from './deps.js';
 import { UsageError, type CliIo } from '../io.js';
 import { readTextInput } from './files.js';
@@ -9,9 +10,10 @@ import { formatBytes, formatDuration, formatTable } from '../table.js';
 import { benchPrep, DEFAULT_PREP_CAP } from '../bench/prep.js';
 import { parseEpilogueShape } from '../bench/epilogue.js';
 
-export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
+export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
   For a GPU machine without LLVM: compiles each shape's candidates (dense; split_c on small maps;
-  grouped once conv-direct builds it), ordered and capped per shape, through the compile cache,
+  grouped, and depthwise for groups = C; --variant keeps only those variants), ordered and capped
+  per shape, through the compile cache,
   plus the split-reduce helpers, and writes DIR/bench-manifest.json and DIR/blobs/ (code only,
   deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn
   --epilogue (e.g. silu:b32:res = silu, fp32 bias, residual) compiles every candidate fused with it;
@@ -20,7 +22,7 @@ export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [
 /** `rocke bench-prep`: compiles a suite's candidates and writes a bench manifest (`deps` gives compiler and pruner). */
 export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner'>): Promise<number> {
   const { values } = parse('bench-prep', () =>
-    parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, jobs: { type: 'string' }, quiet: { type: 'boolean' }, epilogue: { type: 'string' } }, strict: true, allowPositionals: false }),
+    parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, variant: { type: 'string', multiple: true }, jobs: { type: 'string' }, quiet: { type: 'boolean' }, epilogue: { type: 'string' } }, strict: true, allowPositionals: false }),
   );
   if (values.help) {
     io.stdout(`${BENCH_PREP_USAGE}\n`);
@@ -30,6 +32,9 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   if (!values.out) throw new UsageError('bench-prep needs --out DIR');
   const problems = readSuite(readTextInput(io, '--suite', values.suite));
   const target = targetsFrom(values.target)?.[0] ?? 'sm_90';
+  const variants = (values.variant ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
+  if (unknown.length) throw new UsageError(`--variant ${unknown.join(',')}: not a variant (${VARIANTS.join(', ')})`);
   const epilogue = values.epilogue === undefined ? undefined : parseEpilogueShape(values.epilogue);
   if (typeof epilogue === 'string') throw new UsageError(`--epilogue ${values.epilogue}: ${epilogue}`);
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
@@ -41,6 +46,7 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
     compiler: deps.compiler(),
     pruner: deps.pruner(),
     cap: positiveInt('cap', values.cap, DEFAULT_PREP_CAP),
+    ...(variants.length ? { variants } : {}),
     ...(epilogue ? { epilogue } : {}),
     ...(values.jobs ? { jobs: positiveInt('jobs', values.jobs, 1) } : {}),
     ...(progress ? { progress } : {}),
