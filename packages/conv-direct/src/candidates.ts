@@ -8,7 +8,7 @@ import { kernelName, type Spec, type Variant } from './spec.js';
 import { ATOMS, MAX_TENSOR_BYTES, TARGETS, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
 import { validate } from './validate.js';
 
-/** The baked filter/stride/padding a binary serves. */
+/** The baked filter/stride/padding/dilation a binary serves. */
 export interface Capability {
   readonly R: number;
   readonly S: number;
@@ -16,12 +16,14 @@ export interface Capability {
   readonly stride_w: number;
   readonly pad_h: number;
   readonly pad_w: number;
+  readonly dilation_h: number;
+  readonly dilation_w: number;
 }
 
 /** The shape-independent (AOT) capability rows: 3x3 "same" padding at stride 1 and 2. */
 export const AOT_CAPABILITIES: readonly Capability[] = [
-  { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1 },
-  { R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1 },
+  { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 },
+  { R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 },
 ];
 
 export const TILE_H_CHOICES = [8, 16] as const;
@@ -146,6 +148,64 @@ export interface GridOptions {
    * workgroups and loses), [true] on sm_90 (cp.async fills one stage while the other is multiplied).
    */
   doubleBuffer?: readonly boolean[];
+  /**
+   * The problem's channel counts, for a problem's grid: merge degrees that divide its groups
+   * ({@link groupMergeChoices}), ck 8 for channel counts below the smallest ck, and — with
+   * `tails` — the channel tails each spec needs ({@link channelTails}). Absent (the AOT grid): none.
+   */
+  channels?: ProblemChannels;
+  /** With `channels`: give specs the tails the problem needs (default: no tails). */
+  tails?: boolean;
+  /**
+   * The compact grid {@link problemCandidates} falls back to when the regular one has no valid
+   * spec (halos too large for the target's LDS: big filters or strides): every tile width up to
+   * the largest, tile heights down to {@link COMPACT_TILE_H_CHOICES}, and LDS pad 0 as well.
+   */
+  compact?: boolean;
+}
+
+/** Extra tile heights of the compact grid (see {@link GridOptions.compact}). */
+export const COMPACT_TILE_H_CHOICES = [2, 4] as const;
+
+/** Channel counts of a problem, as the candidate grid needs them. */
+export interface ProblemChannels {
+  readonly C: number;
+  readonly K: number;
+  readonly groups: number;
+}
+
+/** Longest channel run (8, 4, 2 or 1 elements) that tiles `channels` exactly: the staging load width of a tail. */
+export function channelRun(channels: number): number {
+  return [8, 4, 2].find((r) => channels % r === 0) ?? 1;
+}
+
+/**
+ * The tails a spec of chunk `ck` and merge degree `groupMerge` needs on a problem: c_tail 0 when
+ * the reduced channels (C; grouped: groupMerge * cpg) are a multiple of ck, else the channel run of
+ * C (grouped: of cpg, so runs never straddle groups); k_tail when K (grouped: each merged block's
+ * groupMerge * kpg channels) is not a multiple of 8, the output vector.
+ */
+export function channelTails(ch: ProblemChannels, variant: Variant, ck: number, groupMerge: number): { c_tail: number; k_tail: boolean } {
+  const grouped = variant === 'grouped';
+  const cpg = ch.C / ch.groups;
+  const reduced = grouped ? groupMerge * cpg : ch.C;
+  const produced = grouped ? (groupMerge * ch.K) / ch.groups : ch.K;
+  return { c_tail: reduced % ck === 0 ? 0 : channelRun(grouped ? cpg : ch.C), k_tail: produced % 8 !== 0 };
+}
+
+/**
+ * Merge degrees for a grouped problem: each of {@link GROUP_MERGE_CHOICES} that divides `groups`,
+ * and for each that does not, the smallest divisor of `groups` above it (groups 120: 20, 40, 120
+ * for 16, 32, 64), so every group count gets merges of every size class whatever its factors.
+ */
+export function groupMergeChoices(groups: number): number[] {
+  const out = new Set<number>();
+  for (const m of GROUP_MERGE_CHOICES) {
+    let d = m;
+    while (d <= groups && groups % d !== 0) d++;
+    if (d <= groups) out.add(d);
+  }
+  return [...out].sort((a, b) => a - b);
 }
 
 /**
@@ -161,7 +221,11 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const wes = opts.wavesPerEu ?? (amd ? [null, 3] : [null]);
   const wgms = opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM];
   const dbs = opts.doubleBuffer ?? [!amd];
-  const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? GROUP_MERGE_CHOICES) : [1];
+  const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? (opts.channels ? groupMergeChoices(opts.channels.groups) : GROUP_MERGE_CHOICES)) : [1];
+  const channels = opts.channels;
+  // Channel counts below the smallest ck: chunks of 8 too (atoms with K 8 then waste no MMA work).
+  const smallC = channels !== undefined && (opts.variant === 'grouped' ? channels.C / channels.groups : channels.C) < Math.min(...CK_CHOICES);
+  const cks = smallC ? [8, ...CK_CHOICES] : CK_CHOICES;
   const cap = opts.capability;
   const tileKs = opts.variant === 'grouped' ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES;
   const specs: Spec[] = [];
@@ -173,18 +237,21 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
       const unit = widthUnit(atom);
       const widths = wgmma
         ? WGMMA_TILE_CHOICES
-        : opts.wo === undefined || opts.wo === null
+        : opts.wo === undefined || opts.wo === null || opts.compact
           ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1))
           : fittedWidths(opts.wo, atom);
+      const fitted = opts.ho === undefined || opts.ho === null ? TILE_H_CHOICES : fittedHeights(opts.ho);
+      const heights = opts.compact ? [...COMPACT_TILE_H_CHOICES, ...fitted] : fitted;
       for (const tile_w of widths)
-        for (const tile_h of wgmma ? WGMMA_TILE_CHOICES : opts.ho === undefined || opts.ho === null ? TILE_H_CHOICES : fittedHeights(opts.ho))
+        for (const tile_h of wgmma ? WGMMA_TILE_CHOICES : heights)
           for (const tile_k of wgmma ? WGMMA_TILE_K_CHOICES : tileKs)
-            for (const ck of wgmma ? WGMMA_CK_CHOICES : CK_CHOICES)
+            for (const ck of wgmma ? WGMMA_CK_CHOICES : cks)
               for (const [waves_m, waves_n] of wgmma ? WGMMA_LAYOUTS : WAVE_LAYOUTS)
                 for (const iglp of iglps)
                   for (const waves_per_eu of wes)
                     for (const swizzle_wgm of wgms)
-                      for (const double_buffer of dbs) {
+                      for (const double_buffer of dbs)
+                      for (const lds_pad of wgmma ? [0] : opts.compact ? [DEFAULT_LDS_PAD, 0] : [DEFAULT_LDS_PAD]) {
                       specs.push({
                         variant: opts.variant,
                         target,
@@ -195,6 +262,8 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         stride_w: cap.stride_w,
                         pad_h: cap.pad_h,
                         pad_w: cap.pad_w,
+                        dilation_h: cap.dilation_h,
+                        dilation_w: cap.dilation_w,
                         tile_h,
                         tile_w,
                         tile_k,
@@ -202,7 +271,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         waves_m,
                         waves_n,
                         atom,
-                        lds_pad: wgmma ? 0 : DEFAULT_LDS_PAD,
+                        lds_pad,
                         double_buffer,
                         chiplet_swizzle: amd,
                         chiplet_chunk: DEFAULT_CHIPLET_CHUNK,
@@ -212,6 +281,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
                         waves_per_eu,
                         group_merge: gm,
                         tile_n: 1,
+                        ...(channels && opts.tails ? channelTails(channels, opts.variant, ck, gm) : { c_tail: 0, k_tail: false }),
                       });
                     }
     }
@@ -283,8 +353,8 @@ export function aotProbe(spec: Spec): Problem {
     strideW: spec.stride_w,
     padH: spec.pad_h,
     padW: spec.pad_w,
-    dilationH: 1,
-    dilationW: 1,
+    dilationH: spec.dilation_h,
+    dilationW: spec.dilation_w,
     groups,
     dtype: spec.dtype,
   };
@@ -338,23 +408,28 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     if (fit < problem.N) launchProblem = { ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) };
   }
   const { tileN = TILE_N_CHOICES, ...gridOpts } = opts;
-  const specs = candidateGrid(target, {
-    ...gridOpts,
-    variant,
-    dtype: problem.dtype,
-    capability: {
-      R: problem.R,
-      S: problem.S,
-      stride_h: problem.strideH,
-      stride_w: problem.strideW,
-      pad_h: problem.padH,
-      pad_w: problem.padW,
-    },
-    wo,
-    ho,
-  });
+  const capability: Capability = {
+    R: problem.R,
+    S: problem.S,
+    stride_h: problem.strideH,
+    stride_w: problem.strideW,
+    pad_h: problem.padH,
+    pad_w: problem.padW,
+    dilation_h: problem.dilationH,
+    dilation_w: problem.dilationW,
+  };
+  // Tails and merge degrees from the problem's channels, when it is a convolution at all.
+  const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
+  const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
-  return filterCandidates(specs, () => launchProblem);
+  const set = filterCandidates(specs, () => launchProblem);
+  if (set.valid.length > 0 || channels === undefined) return set;
+  // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
+  // offered tile passing the target's LDS) the compact grid with them.
+  const base = { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, channels, tails: true };
+  const tailed = filterCandidates(candidateGrid(target, base), () => launchProblem);
+  if (tailed.valid.length > 0 || gridOpts.compact) return tailed;
+  return filterCandidates(candidateGrid(target, { ...base, compact: true }), () => launchProblem);
 }
 
 /** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */
@@ -373,3 +448,4 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
   }
   return out;
 }
+

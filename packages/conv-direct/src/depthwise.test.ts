@@ -51,7 +51,8 @@ describe('depthwise problems and specs', () => {
     expect(reasonOf(s, dw({ groups: 48 }))).toBe('the depthwise variant needs groups == C (got groups 48, C 96)');
     expect(reasonOf(s, dw({ K: 192 }))).toBe("channel multiplier K/C = 192/96 does not match the spec's 1 (ck 8 = 8 / multiplier)");
     expect(reasonOf(depthwiseSpec({ ck: 4 }), dw({ K: 192 }))).toBe('ok');
-    expect(reasonOf(s, dw({ dilationH: 2 }))).toBe('dilation 2x1 is not supported (the direct kernels need dilation 1)');
+    expect(reasonOf(s, dw({ dilationH: 2 }))).toBe("problem dilation 2x1 does not match the spec's baked 1x1");
+    expect(reasonOf(depthwiseSpec({ dilation_h: 2 }), dw({ dilationH: 2 }))).toBe('depthwise specs need dilation 1x1');
   });
 
   it('derives threads, LDS and registers from the tile', () => {
@@ -99,7 +100,7 @@ describe('depthwise candidates and plans', () => {
     expect(depthwiseWidths(56)).toEqual([4, 8, 28]);
     expect(depthwiseWidths(14)).toEqual([4, 14]);
     expect(depthwiseWidths(null)).toEqual([8, 16, 32]);
-    const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1 }, wo: 56, ho: 56 });
+    const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 }, wo: 56, ho: 56 });
     const eff = (h: number, w: number) => depthwiseStagingEfficiency(specs.find((s) => s.tile_h === h && s.tile_w === w)!);
     expect(eff(8, 28)).toBeGreaterThan(eff(2, 28));
   });

@@ -38,6 +38,9 @@ export function depthwiseSpecReason(s: Spec): string | null {
     ['waves_n 1', s.waves_n === 1],
     ['tile_n 1', s.tile_n === 1],
     ['group_merge 1', s.group_merge === 1],
+    ['dilation 1x1', s.dilation_h === 1 && s.dilation_w === 1],
+    ['c_tail 0', s.c_tail === 0],
+    ['k_tail false', !s.k_tail],
     ['double_buffer false (one stage: the tile is the whole reduction)', !s.double_buffer],
   ];
   for (const [want, ok] of unused) if (!ok) return `depthwise specs need ${want}`;
@@ -88,7 +91,7 @@ export function depthwiseColumns(tileW: number): number[] {
 /** Knobs of {@link depthwiseGrid}. */
 export interface DepthwiseGridOptions {
   readonly dtype: Dtype;
-  readonly capability: { R: number; S: number; stride_h: number; stride_w: number; pad_h: number; pad_w: number };
+  readonly capability: { R: number; S: number; stride_h: number; stride_w: number; pad_h: number; pad_w: number; dilation_h: number; dilation_w: number };
   readonly wo?: number | null;
   readonly ho?: number | null;
   /** Multipliers to offer (default all of {@link DEPTHWISE_MULTIPLIERS}). */
@@ -136,6 +139,8 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
               waves_per_eu: null,
               group_merge: 1,
               tile_n: 1,
+              c_tail: 0,
+              k_tail: false,
             });
           }
   return specs;

@@ -19,7 +19,7 @@ import { checkProblem, problemGeometry, type Problem } from './problem.js';
 import { residency } from './residency.js';
 import type { Spec } from './spec.js';
 import { ATOMS } from './targets.js';
-import { GROUP_MERGE_CHOICES } from './candidates.js';
+import { groupMergeChoices } from './candidates.js';
 import { validate } from './validate.js';
 import { TARGET_WAVES } from './split-chooser.js';
 
@@ -72,13 +72,14 @@ export function mergeRow(spec: Spec, problem: Problem, gm: number): MergeRow {
 
 /**
  * Picks the merge degree for a grouped spec's tile over `problem` (degrees default to the grid's
- * powers of two). Throws a {@link PlanError} listing every degree's reason when none is feasible.
+ * for the problem's group count, {@link groupMergeChoices}). Throws a {@link PlanError} listing
+ * every degree's reason when none is feasible.
  */
-export function chooseGroupMerge(spec: Spec, problem: Problem, degrees: readonly number[] = GROUP_MERGE_CHOICES): MergeChoice {
+export function chooseGroupMerge(spec: Spec, problem: Problem, degrees?: readonly number[]): MergeChoice {
   if (spec.variant !== 'grouped') throw new PlanError(`merge degrees apply to grouped specs, not ${spec.variant}`);
   const problemReason = checkProblem(problem);
   if (problemReason) throw new PlanError(`cannot plan a merge degree: ${problemReason}`);
-  const rows = [...new Set(degrees)].sort((a, b) => a - b).map((gm) => mergeRow(spec, problem, gm));
+  const rows = [...new Set(degrees ?? groupMergeChoices(problem.groups))].sort((a, b) => a - b).map((gm) => mergeRow(spec, problem, gm));
   let best: MergeRow | undefined;
   for (const r of rows) {
     if (r.reason !== null) continue;

@@ -63,6 +63,10 @@ describe('kernelName', () => {
       waves_per_eu: [1, 3],
       group_merge: [1, 4],
       tile_n: [2, 4],
+      dilation_h: [2],
+      dilation_w: [3],
+      c_tail: [1, 8],
+      k_tail: [true],
     };
     const names = new Set([kernelName(base)]);
     let count = 1;

@@ -1,6 +1,7 @@
 /**
  * The kernel spec: every value baked into one compiled binary. Shapes (N, H, W, C, K, groups,
- * split count) are runtime kernargs and are not part of it; filter size, stride and padding are.
+ * split count) are runtime kernargs and are not part of it; filter size, stride, padding and
+ * dilation are, and so is whether the kernel handles channel tails.
  */
 import { ACTIVATIONS, BIAS_KINDS, epilogueTag } from '@rocke/ir';
 import { z } from 'zod';
@@ -33,6 +34,9 @@ export const SpecSchema = z
     stride_w: int,
     pad_h: int,
     pad_w: int,
+    /** Input pixels between adjacent filter taps along H and W (1: dense taps). */
+    dilation_h: int,
+    dilation_w: int,
     /** Output rows, output columns and output channels per workgroup. */
     tile_h: int,
     tile_w: int,
@@ -70,6 +74,18 @@ export const SpecSchema = z
      * bare store; a bare epilogue written out is refused (one spelling per kernel).
      */
     epilogue: z.object({ act: z.enum(ACTIVATIONS), bias: z.enum(BIAS_KINDS), residual: z.boolean() }).strict().optional(),
+    /**
+     * Input-channel tail: 0 when the reduced channels are a multiple of ck (no tail code). Else the
+     * staging zero-fills every channel at or past the end of the reduced channels (C, a split's
+     * slice, or a merged group block) and loads channel runs of `c_tail` elements: 8 (16-byte
+     * vectors), or 4, 2, 1 when the channel count is not a multiple of 8.
+     */
+    c_tail: int,
+    /**
+     * Output-channel tail: stores go element by element, each checked against the channel count,
+     * so K (grouped: each merged block's channels) need not be a multiple of 8.
+     */
+    k_tail: z.boolean(),
   })
   .strict();
 
@@ -116,6 +132,8 @@ export function kernelName(spec: Spec): string {
     `r${spec.R}s${spec.S}`,
     `u${spec.stride_h}v${spec.stride_w}`,
     `p${spec.pad_h}q${spec.pad_w}`,
+    // Dilation and the tails only when present, so the names (and IR digests) of other specs stay.
+    spec.dilation_h !== 1 || spec.dilation_w !== 1 ? `l${spec.dilation_h}j${spec.dilation_w}` : '',
     `t${spec.tile_h}x${spec.tile_w}x${spec.tile_k}`,
     `ck${spec.ck}`,
     `w${spec.waves_m}x${spec.waves_n}`,
@@ -129,6 +147,8 @@ export function kernelName(spec: Spec): string {
     spec.variant === 'grouped' || spec.group_merge !== 1 ? `gm${spec.group_merge}` : '',
     // Only when not 1, so the names (and IR digests) of one-image tiles stay as they were.
     spec.tile_n !== 1 ? `n${spec.tile_n}` : '',
+    spec.c_tail !== 0 ? `ct${spec.c_tail}` : '',
+    spec.k_tail ? 'kt' : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
@@ -156,6 +176,8 @@ export interface SpecGeometry {
   readonly ldsInW: number;
   /** LDS halo rows of one stage: tile_n halo tiles stacked along rows (tile_n * ldsInH). */
   readonly ldsRows: number;
+  /** LDS pixels per halo row (strided tiles store their columns by phase, see {@link ldsHaloColumn}). */
+  readonly rowPixels: number;
   /**
    * A wave's rows as bands inside one image each: `waveImages` bands of `bandRows` rows (a wave
    * inside one image: 1 band of rowsPerWave; a wave over whole images: one band per image).
@@ -187,6 +209,31 @@ export interface SpecGeometry {
 export const X_VECTOR_ELEMS = 8;
 
 /**
+ * Input extent one tile reads along an axis, halo included: the first and last output pixels'
+ * first and last taps, (tile - 1) * stride + (filter - 1) * dilation + 1.
+ */
+export function haloExtent(tile: number, stride: number, filter: number, dilation: number): number {
+  return (tile - 1) * stride + (filter - 1) * dilation + 1;
+}
+
+/**
+ * LDS column of halo column `c` in a row of `ldsInW` halo columns. Strided tiles store the columns
+ * by phase — column c at (c % stride) * ceil(ldsInW / stride) + floor(c / stride) — so the window
+ * of any tap is contiguous: horizontally adjacent output pixels read adjacent LDS pixels.
+ */
+export function ldsHaloColumn(c: number, ldsInW: number, stride: number): number {
+  return stride > 1 ? (c % stride) * Math.ceil(ldsInW / stride) + Math.floor(c / stride) : c;
+}
+
+/**
+ * LDS pixels per halo row in the per-wave MMA kernel: the last phase is the shortest, so rows end
+ * at (stride - 1) * ceil(ldsInW / stride) + floor(ldsInW / stride) (ldsInW for strides 1 and 2).
+ */
+export function ldsRowPixels(ldsInW: number, stride: number): number {
+  return (stride - 1) * Math.ceil(ldsInW / stride) + Math.floor(ldsInW / stride);
+}
+
+/**
  * Geometry of a spec. Pure arithmetic: call it only on specs whose positivity and divisibility
  * checks passed (`validate()` does); on others the numbers are meaningless, never an exception
  * except for an unknown target.
@@ -203,12 +250,13 @@ export function specGeometry(spec: Spec): SpecGeometry {
   const rowsPerWave = (spec.tile_n * spec.tile_h) / spec.waves_n;
   const mTilesPerWave = mTiles / spec.waves_m;
   const nTilesPerWave = rowsPerWave * colBlocks;
-  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
-  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
+  const ldsInH = haloExtent(spec.tile_h, spec.stride_h, spec.R, spec.dilation_h);
+  const ldsInW = haloExtent(spec.tile_w, spec.stride_w, spec.S, spec.dilation_w);
   const ldsRows = spec.tile_n * ldsInH;
+  const rowPixels = ldsRowPixels(ldsInW, spec.stride_w);
   const bandRows = Math.min(rowsPerWave, spec.tile_h);
   const cStride = spec.ck + spec.lds_pad;
-  const ldsXElems = ldsRows * ldsInW * cStride;
+  const ldsXElems = ldsRows * rowPixels * cStride;
   const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
   const ldsXTail = X_VECTOR_ELEMS;
   const ldsWTail = atom.fragA;
@@ -229,6 +277,7 @@ export function specGeometry(spec: Spec): SpecGeometry {
     ldsInH,
     ldsInW,
     ldsRows,
+    rowPixels,
     bandRows,
     waveImages: rowsPerWave / bandRows,
     cStride,
@@ -251,7 +300,7 @@ export const WGMMA_MAX_STAGES = 4;
 
 /**
  * Shared-memory layout of a warpgroup-MMA spec (kernel/wgmma.ts), in bytes. Per stage: the halo
- * tile as ck/8 planes of [rows][columns][8 channels] (stride 2: even columns, then odd ones, each
+ * tile as ck/8 planes of [rows][columns][8 channels] (strided: the columns by phase, each
  * half padded to the same length) and the weights as [tap][ck/8][tile_k][8 channels], both in
  * 16-byte rows so that every 8x8 core matrix wgmma reads is 128 contiguous bytes. Stages: as many
  * as let two workgroups share an SM (2..{@link WGMMA_MAX_STAGES}); on the H200 the chunks are short
@@ -289,9 +338,9 @@ const SWIZZLE_ATOM_BYTES = 1024;
 const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
 export function wgmmaLds(spec: Spec): WgmmaLds {
-  const ldsInH = (spec.tile_h - 1) * spec.stride_h + spec.R;
-  const ldsInW = (spec.tile_w - 1) * spec.stride_w + spec.S;
-  const planeColumns = spec.stride_w === 2 ? 2 * Math.ceil(ldsInW / 2) : ldsInW;
+  const ldsInH = haloExtent(spec.tile_h, spec.stride_h, spec.R, spec.dilation_h);
+  const ldsInW = haloExtent(spec.tile_w, spec.stride_w, spec.S, spec.dilation_w);
+  const planeColumns = spec.stride_w > 1 ? spec.stride_w * Math.ceil(ldsInW / spec.stride_w) : ldsInW;
   const swizzle = spec.ck === WGMMA_SWIZZLE_CK;
   const rowBytes = swizzle ? spec.ck * ELEMENT_BYTES : CORE_ROW_BYTES;
   // tile_n halo tiles stacked along rows, as in the LDS-halo kernel; swizzled: one plane of 128-byte rows.
@@ -343,6 +392,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     ldsInH,
     ldsInW,
     ldsRows,
+    rowPixels: lds.planeColumns,
     bandRows,
     waveImages: Math.max(1, rowsPerWave / bandRows),
     cStride: X_VECTOR_ELEMS,
@@ -379,6 +429,7 @@ function depthwiseSpecGeometry(spec: Spec): SpecGeometry {
     nTilesPerWave: d.columnsPerThread,
     ldsInH: d.ldsInH,
     ldsInW: d.ldsInW,
+    rowPixels: d.ldsInW,
     ldsRows: d.ldsInH,
     bandRows: 1,
     waveImages: 1,

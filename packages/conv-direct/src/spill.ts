@@ -3,10 +3,10 @@
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
 import { DEPTHWISE_VECTOR, depthwiseGeometry } from './depthwise-geometry.js';
-import { specGeometry, type Spec } from './spec.js';
+import { haloExtent, specGeometry, type Spec } from './spec.js';
 import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
-import { usesAsyncCopy } from './kernel/schedule.js';
+import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
 
 /** Live 32-bit registers per lane in the channel loop, by role. */
 export interface RegisterEstimate {
@@ -18,7 +18,9 @@ export interface RegisterEstimate {
   readonly bFrags: number;
   /** Weight fragments: one per atom row of the wave. */
   readonly aFrags: number;
-  /** acc + prefetch + bFrags + aFrags. */
+  /** Channel tails: the hoisted bounds, one per X staging pass and two (offset, channel) per weight piece. */
+  readonly tails: number;
+  /** acc + prefetch + bFrags + aFrags + tails. */
   readonly live: number;
   /** Registers per lane the heuristic allows before predicting a spill. */
   readonly budget: number;
@@ -39,17 +41,19 @@ export function registerEstimate(spec: Spec): RegisterEstimate {
     // No fragments: accumulators, one filter row of weights ("A") and one input vector ("B"), in f32.
     const d = depthwiseGeometry(spec);
     const budget = registerBudget(spec, Math.ceil(d.threads / d.waveSize));
-    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_VECTOR, aFrags: DEPTHWISE_VECTOR * spec.S, live: d.liveRegisters, budget };
+    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_VECTOR, aFrags: DEPTHWISE_VECTOR * spec.S, tails: 0, live: d.liveRegisters, budget };
   }
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;
   const acc = g.accPerLane;
   // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers.
   const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
-  const bFrags = g.waveImages * ((g.bandRows - 1) * spec.stride_h + spec.R) * g.colBlocks * dwordsB;
+  const bFrags = g.waveImages * haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
+  const wSlotElems = TARGETS[spec.target].vendor === 'amd' ? g.atom.fragA : 8;
+  const tails = spec.c_tail === 0 ? 0 : g.xPasses + 2 * g.wPasses * (wSlotElems / weightPieceElems(spec, wSlotElems));
   const budget = registerBudget(spec, spec.waves_m * spec.waves_n);
-  return { acc, prefetch, bFrags, aFrags, live: acc + prefetch + bFrags + aFrags, budget };
+  return { acc, prefetch, bFrags, aFrags, tails, live: acc + prefetch + bFrags + aFrags + tails, budget };
 }
 
 /** Registers per lane a workgroup of `waves` waves may use before the heuristic predicts a spill. */
@@ -67,7 +71,8 @@ export function spillReason(spec: Spec): string | null {
     return `${r.acc} accumulators fill the ${MAX_ACCUMULATORS_PER_LANE}-register accumulator file`;
   }
   if (r.live > r.budget) {
-    return `about ${r.live} live registers per lane (acc ${r.acc} + prefetch ${r.prefetch} + B ${r.bFrags} + A ${r.aFrags}) exceed the budget ${r.budget.toFixed(1)}`;
+    const tails = r.tails > 0 ? ` + tails ${r.tails}` : '';
+    return `about ${r.live} live registers per lane (acc ${r.acc} + prefetch ${r.prefetch} + B ${r.bFrags} + A ${r.aFrags}${tails}) exceed the budget ${r.budget.toFixed(1)}`;
   }
   return null;
 }

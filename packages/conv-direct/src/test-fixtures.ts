@@ -14,6 +14,8 @@ export function gfx950Spec(over: Partial<Spec> = {}): Spec {
     stride_w: 1,
     pad_h: 1,
     pad_w: 1,
+    dilation_h: 1,
+    dilation_w: 1,
     tile_h: 8,
     tile_w: 32,
     tile_k: 64,
@@ -31,6 +33,8 @@ export function gfx950Spec(over: Partial<Spec> = {}): Spec {
     waves_per_eu: null,
     group_merge: 1,
     tile_n: 1,
+    c_tail: 0,
+    k_tail: false,
     ...over,
   };
 }

@@ -28,8 +28,12 @@ describe('validate: spec-only rules', () => {
     expect(reasonOf(gfx950Spec({ lds_pad: -8 }))).toBe('lds_pad must be >= 0 (got -8)');
   });
 
-  it('enforces stride 1 or 2 and atom availability', () => {
-    expect(reasonOf(gfx950Spec({ stride_h: 3 }))).toBe('stride 3x1 is not supported (each stride must be 1 or 2)');
+  it('enforces strides 1 to 4, dilation, channel runs and atom availability', () => {
+    expect(reasonOf(gfx950Spec({ stride_h: 5 }))).toBe('stride 5x1 is not supported (each stride must be 1 to 4)');
+    expect(reasonOf(gfx950Spec({ stride_h: 4, stride_w: 3, tile_w: 32, ck: 16 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ dilation_w: 0 }))).toBe('dilation_w must be >= 1 (got 0)');
+    expect(reasonOf(gfx950Spec({ c_tail: 3 }))).toBe('c_tail 3 must be 0 (no channel tail) or a channel run of 8, 4, 2, 1');
+    expect(reasonOf(wgmmaSpec({ c_tail: 4 }))).toBe('c_tail 4: the warpgroup-MMA kernel copies whole 16-byte channel runs (c_tail 0 or 8; use m16n8k16)');
     expect(reasonOf(gfx950Spec({ target: 'gfx942', atom: '16x16x32' }))).toBe('atom 16x16x32 is not available on gfx942 (it has 32x32x8, 16x16x16)');
     expect(reasonOf(gfx950Spec({ atom: 'm16n8k16' }))).toBe('atom m16n8k16 is not available on gfx950 (it has 32x32x16, 16x16x32)');
     expect(reasonOf(sm90Spec({ atom: '32x32x16' }))).toBe('atom 32x32x16 is not available on sm_90 (it has m16n8k16, m64nNk16)');
@@ -80,12 +84,19 @@ describe('validate: launch rules', () => {
     expect(reasonOf(gfx950Spec(), problem3x3({ R: 5, S: 5, padH: 2, padW: 2 }))).toBe("problem filter 5x5 does not match the spec's baked 3x3");
     expect(reasonOf(gfx950Spec(), problem3x3({ strideH: 2, strideW: 2 }))).toBe("problem stride 2x2 does not match the spec's baked 1x1");
     expect(reasonOf(gfx950Spec(), problem3x3({ padH: 0, padW: 0 }))).toBe("problem padding 0x0 does not match the spec's baked 1x1");
-    expect(reasonOf(gfx950Spec(), problem3x3({ dilationH: 2 }))).toBe('dilation 2x1 is not supported (the direct kernels need dilation 1)');
+    expect(reasonOf(gfx950Spec(), problem3x3({ dilationH: 2 }))).toBe("problem dilation 2x1 does not match the spec's baked 1x1");
+    expect(reasonOf(gfx950Spec({ dilation_h: 2, pad_h: 2 }), problem3x3({ dilationH: 2, padH: 2 }))).toBe('ok');
   });
 
   it('checks channel divisibility', () => {
     expect(reasonOf(gfx950Spec(), problem3x3({ C: 48 }))).toBe('C 48 is not a multiple of ck 32');
-    expect(reasonOf(gfx950Spec(), problem3x3({ K: 80 }))).toBe("K 80 is not a multiple of the atom's M 32 (32x32x16)");
+    expect(reasonOf(gfx950Spec(), problem3x3({ K: 84 }))).toBe('K 84 is not a multiple of 8 (k_tail false)');
+    expect(reasonOf(gfx950Spec({ k_tail: true }), problem3x3({ K: 84 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec(), problem3x3({ K: 80 }))).toBe('ok');
+    // Channel tails: C need only be a multiple of the channel run.
+    expect(reasonOf(gfx950Spec({ c_tail: 8 }), problem3x3({ C: 40 }))).toBe('ok');
+    expect(reasonOf(gfx950Spec({ c_tail: 8 }), problem3x3({ C: 12 }))).toBe('C 12 is not a multiple of the channel run c_tail 8');
+    expect(reasonOf(gfx950Spec({ c_tail: 1 }), problem3x3({ C: 3 }))).toBe('ok');
     expect(reasonOf(gfx950Spec(), problem3x3({ K: 96 }))).toBe('ok');
   });
 
@@ -183,7 +194,7 @@ describe('validate: warpgroup MMA (m64nNk16) rules', () => {
     expect(reasonOf(wgmmaSpec({ tile_k: 256, ck: 64 }))).toBe('LDS 617472 bytes exceed the 232448-byte limit of sm_90'); // swizzled: 1 KiB-aligned stages + 1 KiB slack
     expect(reasonOf(wgmmaSpec({ iglp: 0 }))).toBe('iglp is an AMD scheduling hint; sm_90 specs need iglp null');
     // The epilogue stores channel pairs and guards k < K only: K must be a multiple of 8.
-    expect(reasonOf(wgmmaSpec(), problem3x3({ K: 36 }))).toBe("K 36 is not a multiple of the atom's M 8 (m64nNk16)");
+    expect(reasonOf(wgmmaSpec(), problem3x3({ K: 36 }))).toBe('K 36 is not a multiple of 8 (k_tail false)');
     expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 4)).toBe('ok');
     expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 8)).toBe('C/splits = 8 channels per split is not a multiple of ck 16');
   });
@@ -208,7 +219,11 @@ describe('validate: grouped / group_merge', () => {
     expect(reasonOf(grouped(16), p)).toBe('group_merge 16 does not divide groups 24');
     expect(reasonOf(grouped(5), problem3x3({ C: 80, K: 80, groups: 20 }))).toBe('group_merge 5 x cpg 4 = 20 merged input channels is not a multiple of ck 16');
     expect(reasonOf(grouped(2), p)).toBe('group_merge 2 x cpg 4 = 8 merged input channels is not a multiple of ck 16');
-    expect(reasonOf(grouped(4), p)).toBe("group_merge 4 x kpg 4 = 16 merged output channels is not a multiple of the atom's M 32 (32x32x16)");
+    expect(reasonOf(grouped(4), p)).toBe('group_merge 4 x kpg 4 = 16 merged output channels do not fill tile_k 32');
+    expect(reasonOf(grouped(6), p)).toBe('group_merge 6 x cpg 4 = 24 merged input channels is not a multiple of ck 16');
+    expect(reasonOf(grouped(6, { c_tail: 4 }), p)).toBe('group_merge 6 x kpg 4 = 24 merged output channels do not fill tile_k 32');
+    expect(reasonOf(grouped(3, { c_tail: 4, k_tail: true, tile_k: 32 }), problem3x3({ C: 36, K: 30, groups: 3 }))).toBe('ok');
+    expect(reasonOf(grouped(3, { c_tail: 4, k_tail: true, tile_k: 64, waves_m: 2 }), problem3x3({ C: 36, K: 30, groups: 3 }))).toBe('group_merge 3 x kpg 10 = 30 merged output channels do not fill tile_k 64');
     expect(reasonOf(grouped(8), p)).toBe('ok');
     expect(reasonOf(grouped(8, { tile_k: 64, waves_m: 2 }), p)).toBe('group_merge 8 x kpg 4 = 32 merged output channels do not fill tile_k 64');
     expect(reasonOf(grouped(4, { atom: '16x16x32', ck: 32, tile_w: 32, tile_k: 16 }), problem3x3({ C: 256, K: 128, groups: 32 }))).toBe('ok');

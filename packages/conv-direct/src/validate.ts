@@ -18,8 +18,15 @@ export interface ValidateOptions {
   splits?: number;
 }
 
+/** Largest stride along either axis. */
+export const MAX_STRIDE = 4;
+/** Values of `c_tail`: 0 (no channel tail), or the elements per tail load. */
+export const C_TAIL_RUNS: readonly number[] = [0, 8, 4, 2, 1];
+
 /** Accumulators per lane past which the AMD backend's scheduler hangs. */
 export const MAX_ACCUMULATORS_PER_LANE = 256;
+/** Output channels per store vector: without k_tail, K (grouped: each merged block) must be a multiple. */
+export const OUTPUT_VECTOR = 8;
 /** Bytes per fp32 workspace element. */
 export const WORKSPACE_ELEMENT_BYTES = 4;
 
@@ -50,7 +57,7 @@ function validateSpecOnly(s: Spec): string | null {
   if (!target.atoms.includes(s.atom)) {
     return `atom ${s.atom} is not available on ${s.target} (it has ${target.atoms.join(', ')})`;
   }
-  for (const f of ['R', 'S', 'stride_h', 'stride_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
+  for (const f of ['R', 'S', 'stride_h', 'stride_w', 'dilation_h', 'dilation_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
   for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds', 'group_merge', 'tile_n'] as const) {
@@ -62,7 +69,8 @@ function validateSpecOnly(s: Spec): string | null {
   }
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
   if (s.lds_pad < 0) return `lds_pad must be >= 0 (got ${s.lds_pad})`;
-  if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
+  if (s.stride_h > MAX_STRIDE || s.stride_w > MAX_STRIDE) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 to ${MAX_STRIDE})`;
+  if (!C_TAIL_RUNS.includes(s.c_tail)) return `c_tail ${s.c_tail} must be 0 (no channel tail) or a channel run of ${C_TAIL_RUNS.slice(1).join(', ')}`;
   if (s.tile_n > 1 && s.variant === 'grouped') {
     return `tile_n ${s.tile_n}: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1`;
   }
@@ -86,6 +94,7 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} is not a multiple of 8 (16-byte aligned LDS vectors)`;
   const hint = targetHintReason(s);
   if (hint) return hint;
+  if (s.k_tail && s.epilogue) return 'k_tail with a fused epilogue: the epilogue runs on whole channel runs (use K a multiple of 8 and k_tail false)';
   if (s.variant !== 'grouped' && s.group_merge !== 1) {
     return `group_merge ${s.group_merge} needs the grouped variant (${s.variant} specs use 1)`;
   }
@@ -111,6 +120,7 @@ export const WGMMA_BOOKKEEPING_REGISTERS = 24;
  */
 function validateWarpgroupTiles(s: Spec): string | null {
   if (s.variant === 'grouped') return `the grouped variant has no warpgroup-MMA kernel (use m16n8k16 on ${s.target})`;
+  if (s.c_tail !== 0 && s.c_tail !== 8) return `c_tail ${s.c_tail}: the warpgroup-MMA kernel copies whole 16-byte channel runs (c_tail 0 or 8; use m16n8k16)`;
   if (s.tile_h % 8 !== 0 || s.tile_w % 8 !== 0) return `tile ${s.tile_h}x${s.tile_w} is not made of 8x8-pixel m-blocks (m64nNk16 takes 64 pixels per MMA)`;
   const mBlocks = s.tile_n * (s.tile_h / 8) * (s.tile_w / 8);
   if (mBlocks % s.waves_n !== 0) return `${mBlocks} m-blocks of 8x8 pixels${s.tile_n > 1 ? ` (${s.tile_n} images)` : ''} do not split over waves_n ${s.waves_n} warpgroups`;
@@ -137,8 +147,8 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   const problemReason = checkProblem(p);
   if (problemReason) return problemReason;
   if (p.dtype !== s.dtype) return `problem dtype ${p.dtype} does not match the spec's ${s.dtype}`;
-  if (p.dilationH !== 1 || p.dilationW !== 1) {
-    return `dilation ${p.dilationH}x${p.dilationW} is not supported (the direct kernels need dilation 1)`;
+  if (p.dilationH !== s.dilation_h || p.dilationW !== s.dilation_w) {
+    return `problem dilation ${p.dilationH}x${p.dilationW} does not match the spec's baked ${s.dilation_h}x${s.dilation_w}`;
   }
   if (p.R !== s.R || p.S !== s.S) return `problem filter ${p.R}x${p.S} does not match the spec's baked ${s.R}x${s.S}`;
   if (p.strideH !== s.stride_h || p.strideW !== s.stride_w) {
@@ -160,25 +170,30 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
     if (p.groups % gm !== 0) return `group_merge ${gm} does not divide groups ${p.groups}`;
     const mc = gm * geo.cpg;
     const mk = gm * geo.kpg;
-    if (mc % s.ck !== 0) {
+    if (s.c_tail === 0 && mc % s.ck !== 0) {
       return `group_merge ${gm} x cpg ${geo.cpg} = ${mc} merged input channels is not a multiple of ck ${s.ck}`;
     }
-    if (mk % atom.m !== 0) {
-      return `group_merge ${gm} x kpg ${geo.kpg} = ${mk} merged output channels is not a multiple of the atom's M ${atom.m} (${s.atom})`;
+    if (s.c_tail !== 0 && geo.cpg % s.c_tail !== 0) return `cpg ${geo.cpg} is not a multiple of the channel run c_tail ${s.c_tail}`;
+    if (!s.k_tail && mk % OUTPUT_VECTOR !== 0) {
+      return `group_merge ${gm} x kpg ${geo.kpg} = ${mk} merged output channels is not a multiple of ${OUTPUT_VECTOR} (k_tail false)`;
     }
-    if (mk < s.tile_k) {
+    // A merged block smaller than the tile wastes MMA rows: only when every group is merged, and
+    // then only in the atom's smallest tile.
+    if (mk < s.tile_k && (gm !== p.groups || s.tile_k !== atom.m)) {
       return `group_merge ${gm} x kpg ${geo.kpg} = ${mk} merged output channels do not fill tile_k ${s.tile_k}`;
     }
   } else {
     if (p.groups !== 1) return `the ${s.variant} variant needs groups == 1 (got ${p.groups}); use the grouped variant`;
-    if (p.K % atom.m !== 0) return `K ${p.K} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
-    if (p.C % s.ck !== 0) return `C ${p.C} is not a multiple of ck ${s.ck}`;
+    if (!s.k_tail && p.K % OUTPUT_VECTOR !== 0) return `K ${p.K} is not a multiple of ${OUTPUT_VECTOR} (k_tail false)`;
+    if (s.c_tail === 0 && p.C % s.ck !== 0) return `C ${p.C} is not a multiple of ck ${s.ck}`;
+    if (s.c_tail !== 0 && p.C % s.c_tail !== 0) return `C ${p.C} is not a multiple of the channel run c_tail ${s.c_tail}`;
   }
   if (s.variant === 'split_c') {
     if (!Number.isInteger(splits) || splits < 1) return `splits must be an integer >= 1 (got ${splits})`;
     if (p.C % splits !== 0) return `splits ${splits} does not divide C ${p.C}`;
     const perSplit = p.C / splits;
-    if (perSplit % s.ck !== 0) return `C/splits = ${perSplit} channels per split is not a multiple of ck ${s.ck}`;
+    const unit = s.c_tail === 0 ? s.ck : s.c_tail;
+    if (perSplit % unit !== 0) return `C/splits = ${perSplit} channels per split is not a multiple of ${s.c_tail === 0 ? `ck ${s.ck}` : `the channel run c_tail ${s.c_tail}`}`;
     const wsBytes = WORKSPACE_ELEMENT_BYTES * splits * p.N * geo.Ho * geo.Wo * p.K;
     if (wsBytes > MAX_TENSOR_BYTES) {
       return `workspace [splits ${splits}, N ${p.N}, Ho ${geo.Ho}, Wo ${geo.Wo}, K ${p.K}] fp32 is ${wsBytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})`;

@@ -10,16 +10,18 @@ import { isWarpgroupAtom } from '../targets.js';
 import { validate } from '../validate.js';
 import { buildDepthwiseKernel } from './depthwise.js';
 import { buildMmaConvKernel } from './mma.js';
-import { ConvKernelError, type ConvKernel } from './open.js';
+import { ConvKernelError, type BuildMutation, type ConvKernel } from './open.js';
 import { buildWgmmaConvKernel } from './wgmma.js';
 
-export { ConvKernelError, SENTINEL_OFFSET, type ConvKernel, type FragmentLoad, type StagingSchedule } from './open.js';
+export { ConvKernelError, SENTINEL_OFFSET, type BuildMutation, type ConvKernel, type FragmentLoad, type StagingSchedule } from './open.js';
 export { irAtomName, weightSwizzle } from './mma.js';
 
 /** Options for {@link buildConvKernel}. */
 export interface BuildOptions {
   /** Use this target object (default: `getTarget(spec.target)`). */
   readonly target?: Target;
+  /** Tests only: a deliberate defect, to show the numerics checks catch it. */
+  readonly mutation?: BuildMutation;
 }
 
 /**
@@ -34,7 +36,7 @@ export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKer
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
   if (spec.variant === 'depthwise') return buildDepthwiseKernel(spec, target);
   if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target);
-  return buildMmaConvKernel(spec, target);
+  return buildMmaConvKernel(spec, target, options.mutation);
 }
 
 function safeName(spec: Spec): string {

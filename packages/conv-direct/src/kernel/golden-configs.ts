@@ -4,8 +4,10 @@
  * strides 1 and 2, 1x1 / 3x3 / 5x5 filters, uneven staging passes, swizzle on and off, iglp,
  * waves_per_eu, single and double buffering, on gfx950, gfx942 and sm_90; plus split_c and grouped
  * (group_merge, whole and split weight pieces), the sm_90a warpgroup-MMA kernel (dense, split_c,
- * stride 2), and multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands);
- * and fused epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above is bare).
+ * stride 2), multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands), fused
+ * epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above them is bare), and
+ * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
+ * grouped merge of 24 groups.
  */
 import type { Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
@@ -50,6 +52,14 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'gfx942-epilogue-clamp-biasdtype', spec: { ...base, target: 'gfx942', atom: '32x32x8', ck: 16, epilogue: { act: 'clamp', bias: 'dtype', residual: false } } },
   { name: 'sm90-grouped-gm4-epilogue-relu-bias32-residual', spec: { ...sm90, variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, waves_m: 1, epilogue: { act: 'relu', bias: 'fp32', residual: true } } },
   { name: 'sm90a-wgmma-ck64-epilogue-gelu-bias32-residual', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2, epilogue: { act: 'gelu', bias: 'fp32', residual: true } }) },
+  // Channel and output-channel tails, stems, strides 3 and 4, dilation, depthwise-like merges.
+  { name: 'gfx950-ctail8-ktail', spec: { ...base, c_tail: 8, k_tail: true } },
+  { name: 'gfx950-stem-7x7-s2-ctail1-t4x32x32-w1x4', spec: { ...base, R: 7, S: 7, stride_h: 2, stride_w: 2, pad_h: 3, pad_w: 3, tile_h: 4, ck: 16, tile_k: 32, waves_m: 1, waves_n: 4, c_tail: 1 } },
+  { name: 'gfx942-4x4-s4-ck8-ctail1-lp0-t4', spec: { ...base, target: 'gfx942', atom: '32x32x8', R: 4, S: 4, stride_h: 4, stride_w: 4, pad_h: 0, pad_w: 0, tile_h: 4, tile_k: 32, ck: 8, lds_pad: 0, waves_m: 1, c_tail: 1 } },
+  { name: 'sm90-dilation2-ctail8-db', spec: { ...sm90, dilation_h: 2, dilation_w: 2, pad_h: 2, pad_w: 2, tile_w: 16, tile_k: 64, ck: 16, c_tail: 8 } },
+  { name: 'sm90-3x3-s3-fp16', spec: { ...sm90, dtype: 'fp16', stride_h: 3, stride_w: 3, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1 } },
+  { name: 'sm90-grouped-dw3-gm24-ctail1-w1x4', spec: { ...sm90, variant: 'grouped', group_merge: 24, tile_w: 16, tile_k: 16, ck: 16, waves_m: 1, waves_n: 4, c_tail: 1 } },
+  { name: 'sm90a-wgmma-ctail8-ktail-dilation2', spec: wgmmaSpec({ dilation_h: 2, dilation_w: 2, pad_h: 2, pad_w: 2, tile_h: 16, waves_n: 2, c_tail: 8, k_tail: true }) },
 ];
 
 /** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */

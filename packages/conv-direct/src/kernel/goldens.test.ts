@@ -28,16 +28,19 @@ const snapshotDir = join(import.meta.dirname, 'goldens-ll');
 const SNAPSHOT_CONFIGS = ['gfx950-base-bf16', 'gfx950-1x1-p0', 'gfx950-split-c', 'gfx942-16x16x16-fp16-uneven', 'gfx942-grouped-gm4-fp16', 'sm90a-wgmma-fp16-stride2-t8x16x64-w2x2'];
 
 describe('golden configs', () => {
-  it('are valid, distinct kernels covering every atom, target, dtype, stride and filter size', () => {
+  it('are valid, distinct kernels covering every atom, target, dtype, stride, filter size and tail', () => {
     const specs = GOLDEN_CONFIGS.map((c) => c.spec);
     for (const s of specs) expect(validate(s)).toEqual({ ok: true });
     expect(new Set(specs.map(kernelName)).size).toBe(specs.length);
     expect(new Set(specs.map((s) => `${s.target}/${s.atom}`))).toEqual(new Set(['gfx950/32x32x16', 'gfx950/16x16x32', 'gfx942/32x32x8', 'gfx942/16x16x16', 'sm_90/m16n8k16', 'sm_90/m64nNk16']));
     const wgmma = specs.filter((s) => s.atom === 'm64nNk16');
     expect([new Set(wgmma.map((s) => s.variant)), new Set(wgmma.map((s) => s.dtype)), new Set(wgmma.map((s) => s.stride_h))]).toEqual([new Set(['dense', 'split_c']), new Set(['bf16', 'fp16']), new Set([1, 2])]);
+    expect(wgmma.some((s) => s.c_tail === 8 && s.k_tail)).toBe(true);
     expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
-    expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2]));
-    expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 5]));
+    expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2, 3, 4]));
+    expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 4, 5, 7]));
+    expect(new Set(specs.map((s) => s.c_tail))).toEqual(new Set([0, 1, 8]));
+    expect(specs.some((s) => s.k_tail) && specs.some((s) => s.dilation_h === 2)).toBe(true);
     expect(new Set(specs.map((s) => s.double_buffer))).toEqual(new Set([true, false]));
     expect(new Set(specs.map((s) => s.variant))).toEqual(new Set(['dense', 'split_c', 'grouped']));
     expect(new Set(specs.filter((s) => s.variant === 'grouped').map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));

@@ -5,6 +5,7 @@ export {
   buildConvKernel,
   irAtomName,
   weightSwizzle,
+  type BuildMutation,
   type BuildOptions,
   type ConvKernel,
   type FragmentLoad,

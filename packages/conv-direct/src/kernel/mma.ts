@@ -11,6 +11,8 @@ import {
   bfloat,
   f32,
   half,
+  i16,
+  i32,
   i8,
   vec,
   voidT,
@@ -23,7 +25,7 @@ import {
 } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { residency } from '../residency.js';
-import { specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { haloExtent, ldsHaloColumn, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
@@ -32,11 +34,13 @@ import {
   ConvKernelError,
   SENTINEL_OFFSET,
   emitChannelSlice,
+  emitHaloPhaseColumn,
   emitHaloSource,
   emitOutputSliceBase,
   openConvKernel,
   openStoreEpilogue,
   variantArg,
+  type BuildMutation,
   type ConvKernel,
   type KernelArgs,
   type StagingSchedule,
@@ -56,15 +60,16 @@ const log2 = (n: number): number => Math.log2(n);
 const isPow2 = (n: number): boolean => Number.isInteger(log2(n));
 
 /** Builds the mma.sync / MFMA kernel of a validated spec. */
-export function buildMmaConvKernel(spec: Spec, t: Target): ConvKernel {
-  return new MmaConvBuilder(spec, t).build();
+export function buildMmaConvKernel(spec: Spec, t: Target, mutation?: BuildMutation): ConvKernel {
+  return new MmaConvBuilder(spec, t, mutation).build();
 }
 
 /**
  * One piece of a weight staging slot (grouped: a slot's channels may straddle groups, so it loads
- * in pieces of channels that share one group). `rel` (grouped only) is the piece's channel within
- * its group at chunk 0, or a huge value when the piece is outside the tile: the piece is on the
- * block diagonal at chunk i exactly when `rel + i*ck < cpg` (unsigned).
+ * in pieces of channels that share one group; channel tails: pieces of c_tail channels). `rel`
+ * (grouped or tails) is the piece's channel at chunk 0 — within its group, or within the row for
+ * dense tails — or a huge value when the piece is outside the tile: the piece is live at chunk i
+ * exactly when `rel + i*ck < wLimit` (unsigned; wLimit: cpg, or the end of the reduced channels).
  */
 interface WeightPiece {
   readonly global: Value;
@@ -83,8 +88,13 @@ interface StagingSlot {
    * the LDS write (several threads writing one shared scratch tail would be a data race).
    */
   readonly inTile: Value | undefined;
-  /** Weights only: the pieces that make up the slot (one for dense and split_c). */
+  /** Weights only: the pieces that make up the slot (one for dense and split_c without tails). */
   readonly pieces?: readonly WeightPiece[];
+  /**
+   * X with channel tails only: channels from the slot's first one at chunk 0 to the end of the
+   * reduced channels (signed; the vector's run p is live at chunk i when i*ck + p*c_tail < room).
+   */
+  readonly room?: Value;
 }
 
 /** The channels one workgroup reduces and produces (dense / split_c / grouped). */
@@ -100,6 +110,10 @@ interface ChannelPlan {
   readonly wChannel0: Value;
   /** Elements per weight row (C, or cpg for grouped). */
   readonly wRowElems: Value;
+  /** Channel tails: global input channel one past the last this tile reduces (C, the split's end, the merged block's end). */
+  readonly xEnd: Value | undefined;
+  /** Bound of a weight piece's `rel` (grouped: cpg; dense with tails: the end of the reduced channels). */
+  readonly wLimit: Value | undefined;
   readonly trips: Value;
   readonly grouped: { readonly cpg: Value; readonly kpg: Value } | undefined;
 }
@@ -131,6 +145,7 @@ class MmaConvBuilder {
   constructor(
     private readonly spec: Spec,
     private readonly t: Target,
+    private readonly mutation: BuildMutation | undefined,
   ) {
     this.g = specGeometry(spec);
     this.atom = t.atom(irAtomName(spec));
@@ -157,8 +172,9 @@ class MmaConvBuilder {
     // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
     this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
     this.outStride = spec.tile_k + 16 / this.outBytes;
-    // A fused epilogue runs on the fp32 runs each lane holds, so such kernels store directly.
-    this.stagedEpilogue = !spec.epilogue && this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    // A fused epilogue runs on the fp32 runs each lane holds, and output-channel tails store
+    // channel by channel: such kernels store directly.
+    this.stagedEpilogue = !spec.epilogue && !spec.k_tail && this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 
@@ -216,7 +232,7 @@ class MmaConvBuilder {
     const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
 
     // ---- hoisted staging metadata (no compare/select inside the dense channel loop)
-    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, ch.xChannel0);
+    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, ch);
     const wSlots = this.wStagingSlots(b, tid, ch);
     const trips = ch.trips;
 
@@ -229,16 +245,45 @@ class MmaConvBuilder {
     // ---- per-lane fragment offsets (hoisted)
     const frag = this.fragmentOffsets(b, lane, wm, wn);
 
-    // ---- staging primitives
+    const steps = this.chunkSteps(b, { ch, xSlots, wSlots, xBuf, wBuf, xBase, wBase, ldsAt });
+    const mmaStage = (stage: Value | number, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(stage), frag, acc);
+    const accs = this.emitChannelLoop(b, { ...steps, trips, mmaStage });
+
+    // ---- epilogue
+    const eo: EpilogueInputs = { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
+    if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
+    else this.emitEpilogue(b, accs, eo);
+  }
+
+  /**
+   * The staging steps of one chunk: register loads (and their LDS stores) or cp.async copies of
+   * every X and W slot, at the chunk's channel offset. Channel tails and grouped pieces off the
+   * block diagonal load from the sentinel (zero).
+   */
+  private chunkSteps(b: Builder, c: StagingInputs): Omit<ChunkSteps, 'trips' | 'mmaStage'> {
+    const { spec, t } = this;
+    const { ch, xSlots, wSlots, xBuf, wBuf, xBase, wBase, ldsAt } = c;
     const chunkBytes = (chunk: Value) => b.mul(chunk, spec.ck * ELEMENT_BYTES, 'c.off');
     const xVec = vec(8, this.elem);
     const pieceVec = vec(this.wPieceElems, this.elem);
-    // Byte offset of a weight piece at `chunk`; grouped pieces off the block diagonal read zero.
+    // Byte offset of a weight piece at `chunk`; pieces off the block diagonal or past the channel tail read zero.
     const pieceOffset = (pc: WeightPiece, chunk: Value, off: Value): Value => {
       const at = b.add(pc.global, off);
-      if (!pc.rel || !ch.grouped) return at;
+      if (!pc.rel || !ch.wLimit) return at;
       const rel = b.add(pc.rel, b.mul(chunk, spec.ck));
-      return b.select(b.icmp('ult', rel, ch.grouped.cpg), at, SENTINEL_OFFSET);
+      return b.select(b.icmp('ult', rel, ch.wLimit), at, SENTINEL_OFFSET);
+    };
+    // Byte offset of run p (c_tail channels) of an X slot at `chunk`: the sentinel past the channel tail.
+    const xRunOffset = (s: StagingSlot, chunk: Value, at: Value, p: number): Value => {
+      if (!s.room) return at;
+      const first = b.add(b.mul(chunk, spec.ck), p * spec.c_tail);
+      return b.select(b.icmp('slt', first, s.room), p === 0 ? at : b.add(at, p * spec.c_tail * ELEMENT_BYTES), SENTINEL_OFFSET);
+    };
+    const xLoad = (s: StagingSlot, chunk: Value, off: Value): Value => {
+      const at = b.add(s.global, off);
+      if (!s.room || spec.c_tail === 8) return t.globalLoad(b, xBuf, xRunOffset(s, chunk, at, 0), xVec, { align: 16 });
+      const parts = Array.from({ length: 8 / spec.c_tail }, (_, p) => this.loadRun(b, xBuf, xRunOffset(s, chunk, at, p), spec.c_tail));
+      return concat(b, parts, 8);
     };
     const loadChunk = (chunk: Value): Value[] => {
       let off = chunkBytes(chunk);
@@ -247,9 +292,11 @@ class MmaConvBuilder {
       // instead of the next channels. AMD keeps its loop body free of compares and selects (tested).
       if (t.vendor === 'nvidia') off = b.select(b.icmp('ult', chunk, ch.trips), off, SENTINEL_OFFSET, 'c.off.live');
       return [
-        ...xSlots.map((s) => t.globalLoad(b, xBuf, b.add(s.global, off), xVec, { align: 16 })),
+        ...xSlots.map((s) => xLoad(s, chunk, off)),
         ...wSlots.map((s) => {
-          const parts = s.pieces!.map((pc) => t.globalLoad(b, wBuf, pieceOffset(pc, chunk, off), pieceVec, { align: 2 * this.wPieceElems }));
+          const parts = s.pieces!.map((pc) =>
+            this.wPieceElems === 1 ? this.loadRun(b, wBuf, pieceOffset(pc, chunk, off), 1) : t.globalLoad(b, wBuf, pieceOffset(pc, chunk, off), pieceVec, { align: 2 * this.wPieceElems }),
+          );
           return concat(b, parts, this.wSlotElems);
         }),
       ];
@@ -266,17 +313,20 @@ class MmaConvBuilder {
       const off = chunkBytes(chunk);
       const xb = xBase(stage);
       const wb = wBase(stage);
-      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, b.add(s.global, off), ldsAt(b.add(xb, s.lds))));
+      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, xRunOffset(s, chunk, b.add(s.global, off), 0), ldsAt(b.add(xb, s.lds))));
       for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, pieceOffset(s.pieces![0]!, chunk, off), ldsAt(b.add(wb, s.lds))));
       cp.commit(b);
     };
-    const mmaStage = (stage: Value | number, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(stage), frag, acc);
-    const accs = this.emitChannelLoop(b, { trips, loadChunk, storeChunk, copyChunk, mmaStage });
+    return { loadChunk, storeChunk, copyChunk };
+  }
 
-    // ---- epilogue
-    const eo: EpilogueInputs = { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
-    if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
-    else this.emitEpilogue(b, accs, eo);
+  /**
+   * A run of `elems` channels (1, 2 or 4) as `<elems x dtype>`, loaded as integers of the same
+   * size: the AMD backend cannot select buffer loads of scalar 16-bit floats.
+   */
+  private loadRun(b: Builder, buf: GlobalBuffer, byteOffset: Value, elems: number): Value {
+    const int = elems === 1 ? i16 : elems === 2 ? i32 : vec(elems / 2, i32);
+    return b.bitcast(this.t.globalLoad(b, buf, byteOffset, int, { align: elems * ELEMENT_BYTES }), vec(elems, this.elem));
   }
 
   /**
@@ -335,18 +385,18 @@ class MmaConvBuilder {
   }
 
   /**
-   * LDS column of halo column `c` (compile time). Stride 2 stores even columns first, then odd
-   * ones, so the window of a tap is contiguous: output pixels one pixel stride apart instead of two,
-   * which keeps the 8 rows of an `ldmatrix` on distinct bank groups (two pixel strides of 16-byte
-   * multiples always put rows 0 and 4 on one bank group: a 2-way conflict).
+   * LDS column of halo column `c` (compile time). Strided tiles store their columns by phase
+   * ({@link ldsHaloColumn}), so the window of a tap is contiguous: output pixels one pixel stride
+   * apart instead of `stride`, which keeps the 8 rows of an `ldmatrix` on distinct bank groups (two
+   * pixel strides of 16-byte multiples always put rows 0 and 4 on one bank group: a 2-way conflict).
    */
   private ldsColumn(c: number): number {
-    return this.spec.stride_w === 2 ? (c % 2) * Math.ceil(this.g.ldsInW / 2) + Math.floor(c / 2) : c;
+    return ldsHaloColumn(c, this.g.ldsInW, this.spec.stride_w);
   }
 
-  /** Elements between the LDS pixels of horizontally adjacent output pixels. */
+  /** Elements between the LDS pixels of horizontally adjacent output pixels (one pixel: columns are stored by phase). */
   private get pixelStride(): number {
-    return (this.spec.stride_w === 2 ? 1 : this.spec.stride_w) * this.g.cStride;
+    return this.g.cStride;
   }
 
   /**
@@ -354,30 +404,37 @@ class MmaConvBuilder {
    * tile_n > 1: the tile_n halo tiles stacked along rows, LDS row `row` holding input row
    * ih0 + row % ldsInH of image n + row / ldsInH (zero past the batch).
    */
-  private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, cStart: Value): StagingSlot[] {
-    const { g } = this;
+  private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, ch: ChannelPlan): StagingSlot[] {
+    const { g, spec } = this;
     const slots: StagingSlot[] = [];
     const uneven = g.xVectors % this.threads !== 0;
+    const cStart = ch.xChannel0;
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const inTileOf = () => (uneven ? b.icmp('ult', v, g.xVectors) : undefined);
-      const { global, col, cv, pos, inTile } = emitHaloSource(b, this.args, this.spec, g, { v, j, image: n, ih0, iw0, cStart, inTile: inTileOf });
+      const { global, row, col, cv, pos, inTile } = emitHaloSource(b, this.args, spec, g, { v, j, image: n, ih0, iw0, cStart, inTile: inTileOf });
+      // Strided: halo columns by phase (see ldsColumn); rows of rowPixels LDS pixels.
+      let ldsPos = pos;
+      if (spec.stride_w > 1) {
+        const rowStart = g.rowPixels === g.ldsInW ? b.sub(pos, col) : b.mul(row, g.rowPixels);
+        ldsPos = b.add(rowStart, emitHaloPhaseColumn(b, col, g.ldsInW, spec.stride_w));
+      }
       // threads is a multiple of the 8-channel vectors per pixel, so pass j is pass 0 moved by threads/XCV pixels.
-      // Stride 2: even halo columns, then odd ones (see ldsColumn).
-      const ldsPos = this.spec.stride_w === 2 ? b.add(b.sub(pos, col), b.add(b.mul(b.and(col, 1), Math.ceil(g.ldsInW / 2)), b.lshr(col, 1))) : pos;
       const lds =
-        j > 0 && this.threads % g.xChannelVectors === 0 && this.spec.stride_w !== 2
+        j > 0 && this.threads % g.xChannelVectors === 0 && spec.stride_w === 1
           ? b.add(slots[0]!.lds, j * (this.threads / g.xChannelVectors) * g.cStride * ELEMENT_BYTES)
           : b.mul(b.add(b.mul(ldsPos, g.cStride), b.mul(cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
-      slots.push({ global, lds, inTile });
+      const room = ch.xEnd ? b.sub(ch.xEnd, b.add(b.mul(cv, 8), cStart), `x.room${j}`) : undefined;
+      slots.push({ global, lds, inTile, ...(room ? { room } : {}) });
     }
     return slots;
   }
 
   /** Dense and split_c: tile k of all K channels; split s reduces channels [s*C/splits, (s+1)*C/splits). */
   private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
-    const { c0, trips } = emitChannelSlice(b, this.args, this.spec, splitIdx);
-    return { kBase: b.mul(kTile, this.spec.tile_k, 'k.base'), kLimit: this.args.K, kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: this.args.C, trips, grouped: undefined };
+    const { c0, cEnd, trips } = emitChannelSlice(b, this.args, this.spec, splitIdx, this.mutation?.dropChannelTail);
+    const kBase = b.mul(kTile, this.spec.tile_k, 'k.base');
+    return { kBase, kLimit: this.args.K, kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: this.args.C, xEnd: cEnd, wLimit: cEnd, trips, grouped: undefined };
   }
 
   /**
@@ -398,16 +455,12 @@ class MmaConvBuilder {
     const chunkLo = b.udiv(b.mul(firstGroup, cpg), spec.ck, 'chunk.lo');
     const chunkHi = b.udiv(b.add(b.mul(b.add(lastGroup, 1), cpg), spec.ck - 1), spec.ck, 'chunk.hi');
     const wChannel0 = b.mul(chunkLo, spec.ck, 'c.lo');
-    return {
-      kBase,
-      kLimit: mergedK,
-      kOffset: b.mul(block, mergedK, 'k.block'),
-      xChannel0: b.add(b.mul(block, mergedC), wChannel0, 'x.c0'),
-      wChannel0,
-      wRowElems: cpg,
-      trips: b.umax(b.sub(chunkHi, chunkLo), 1, 'chunks'),
-      grouped: { cpg, kpg },
-    };
+    const kOffset = b.mul(block, mergedK, 'k.block');
+    const xChannel0 = b.add(b.mul(block, mergedC), wChannel0, 'x.c0');
+    // Channel tails: x channels past the merged block read zero (the weights there are zero too, but x may hold non-finite values).
+    const xEnd = spec.c_tail !== 0 ? b.mul(b.add(block, 1), mergedC, 'x.end') : undefined;
+    const trips = b.umax(b.sub(chunkHi, chunkLo), 1, 'chunks');
+    return { kBase, kLimit: mergedK, kOffset, xChannel0, wChannel0, wRowElems: cpg, xEnd, wLimit: cpg, trips, grouped: { cpg, kpg } };
   }
 
   /** W staging: MFMA fragment slots (AMD) or 16-byte chunks of swizzled ck-channel rows (sm_90). */
@@ -453,9 +506,9 @@ class MmaConvBuilder {
       const pieces: WeightPiece[] = [];
       for (let p = 0; p < this.wSlotElems / this.wPieceElems; p++) {
         const cl = b.add(b.add(ch.wChannel0, c), p * this.wPieceElems);
-        if (ch.grouped) {
-          // Channel within the row's own group at chunk 0 (negative or >= cpg: off the diagonal).
-          const rel = b.sub(cl, b.mul(b.udiv(kOut, ch.grouped.kpg), ch.grouped.cpg));
+        if (ch.grouped || ch.wLimit) {
+          // Channel within the row's own group at chunk 0 (negative or >= cpg: off the diagonal); dense tails: within the row.
+          const rel = ch.grouped ? b.sub(cl, b.mul(b.udiv(kOut, ch.grouped.kpg), ch.grouped.cpg)) : cl;
           const global = b.mul(b.add(row, rel), ELEMENT_BYTES, `w.goff${j}.${p}`);
           pieces.push({ global, rel: b.select(valid, rel, OFF_DIAGONAL, `w.rel${j}.${p}`), elems: this.wPieceElems });
         } else {
@@ -478,7 +531,7 @@ class MmaConvBuilder {
     const E = ELEMENT_BYTES;
     const pix = this.pixelStride; // elements between horizontally adjacent output pixels
     // Rows of the wave's output band start ROWS_W*stride input rows apart.
-    const rowBytes = g.ldsInW * g.cStride * E;
+    const rowBytes = g.rowPixels * g.cStride * E;
     let xWave: Value;
     if (spec.tile_n === 1) xWave = b.mul(wn, g.rowsPerWave * spec.stride_h * rowBytes, 'x.wave');
     else if (g.waveImages === 1) {
@@ -536,7 +589,7 @@ class MmaConvBuilder {
     const out = [...acc];
     const pix = this.pixelStride;
     // Input rows of one band (one image's rows of the wave), read once per band and shared by the R taps.
-    const inRows = (g.bandRows - 1) * spec.stride_h + spec.R;
+    const inRows = haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h);
     const bType = atom.bType;
     const aType = atom.aType;
     for (let ka = 0; ka < g.kAtoms; ka++) {
@@ -547,7 +600,7 @@ class MmaConvBuilder {
           // Band i / inRows sits in its own image's halo tile, ldsInH rows after the previous one.
           const ir = Math.floor(i / inRows) * g.ldsInH + (i % inRows);
           const row: Value[] = [];
-          const base = (ir * g.ldsInW + this.ldsColumn(s)) * g.cStride + ka * atom.k; // elements, compile time
+          const base = (ir * g.rowPixels + this.ldsColumn(s * spec.dilation_w)) * g.cStride + ka * atom.k; // elements, compile time
           if (f.kind === 'vector') {
             for (let cb = 0; cb < g.colBlocks; cb++) {
               const off = (base + cb * atom.n * pix) * E;
@@ -583,7 +636,7 @@ class MmaConvBuilder {
           }
           for (let row = 0; row < g.rowsPerWave; row++) {
             for (let cb = 0; cb < g.colBlocks; cb++) {
-              const bv = bf[Math.floor(row / g.bandRows) * inRows + (row % g.bandRows) * spec.stride_h + r]![cb]!;
+              const bv = bf[Math.floor(row / g.bandRows) * inRows + (row % g.bandRows) * spec.stride_h + r * spec.dilation_h]![cb]!;
               for (let mt = 0; mt < g.mTilesPerWave; mt++) {
                 const idx = (mt * g.rowsPerWave + row) * g.colBlocks + cb;
                 out[idx] = atom.emit(b, af[mt]!, bv, out[idx]!);
@@ -679,6 +732,21 @@ class MmaConvBuilder {
     }
   }
 
+  /**
+   * Output-channel tails: stores run `run` of accumulator `acc` channel by channel (channels k,
+   * k+1, ... of one pixel at element offset `elem`), each checked against the channel count.
+   */
+  private storeChannels(b: Builder, outBuf: GlobalBuffer, acc: Value, run: Run, o: { k: Value; ok: Value; kLimit: Value; elem: Value }): void {
+    const split = this.spec.variant === 'split_c';
+    const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
+    for (let e = 0; e < run.length; e++) {
+      const ke = e === 0 ? o.k : b.add(o.k, e);
+      const off = b.select(b.and(o.ok, b.icmp('ult', ke, o.kLimit)), b.mul(e === 0 ? o.elem : b.add(o.elem, e), eBytes), SENTINEL_OFFSET);
+      const val = b.extractElement(acc, run.start + e);
+      this.t.globalStore(b, outBuf, off, split ? val : b.fptrunc(val, this.spec.dtype === 'bf16' ? bfloat : half), { align: eBytes });
+    }
+  }
+
   /** Converts and stores the accumulators (NHWK, bounds-checked through the sentinel); split_c writes fp32 partials to ws. */
   private emitEpilogue(b: Builder, accs: Value[], o: EpilogueInputs): void {
     const { spec, g, atom, t, args } = this;
@@ -717,6 +785,10 @@ class MmaConvBuilder {
           for (const { run, c } of laneRuns) {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
             const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
+            if (spec.k_tail) {
+              this.storeChannels(b, outBuf, acc, run, { k, ok: b.and(hOk, b.icmp('ult', ow, o.Wo)), kLimit: o.kLimit, elem: b.add(b.add(rowImageK, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k) });
+              continue;
+            }
             const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
             const elem = b.add(b.add(rowImageK, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
             const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
@@ -731,6 +803,18 @@ class MmaConvBuilder {
       }
     }
   }
+}
+
+/** What {@link MmaConvBuilder.chunkSteps} stages from and to. */
+interface StagingInputs {
+  readonly ch: ChannelPlan;
+  readonly xSlots: readonly StagingSlot[];
+  readonly wSlots: readonly StagingSlot[];
+  readonly xBuf: GlobalBuffer;
+  readonly wBuf: GlobalBuffer;
+  readonly xBase: (stage: Value | number) => Value;
+  readonly wBase: (stage: Value | number) => Value;
+  readonly ldsAt: (byteOffset: Value) => Value;
 }
 
 /** The staging and MMA steps of one chunk, as the channel loop composes them. */

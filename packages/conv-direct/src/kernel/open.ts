@@ -115,18 +115,47 @@ export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ld
 }
 
 /**
- * The input channels a dense or split_c workgroup reduces: all C, or split s's slice
- * [s*C/splits, (s+1)*C/splits); `trips` chunks of ck, never zero (max(C/ck, 1)), so LLVM needs no
- * zero-trip guard before the prefetch.
+ * Deliberate defects the builders can be asked for, so tests can show that the numerics checks
+ * catch them. Never set outside tests.
  */
-export function emitChannelSlice(b: Builder, args: KernelArgs, spec: Spec, splitIdx: Value | undefined): { c0: Value; trips: Value } {
+export interface BuildMutation {
+  /** Dense and split_c with channel tails: count only whole chunks, dropping the last partial one. */
+  readonly dropChannelTail?: boolean;
+}
+
+/**
+ * The input channels a dense or split_c workgroup reduces: all C, or split s's slice
+ * [s*C/splits, (s+1)*C/splits); `trips` chunks of ck, never zero (max(chunks, 1)), so LLVM needs
+ * no zero-trip guard before the prefetch. With channel tails the last chunk may be partial
+ * (ceil-divided) and `cEnd` is the slice's end; without, the channel count is a multiple of ck.
+ */
+export function emitChannelSlice(
+  b: Builder,
+  args: KernelArgs,
+  spec: Spec,
+  splitIdx: Value | undefined,
+  dropTail = false,
+): { c0: Value; cEnd: Value | undefined; trips: Value } {
   let c0: Value = b.i32(0);
   let count = args.C;
   if (splitIdx) {
     count = b.udiv(args.C, variantArg(args, 'splits'), 'c.per.split');
     c0 = b.mul(splitIdx, count, 'c.start');
   }
-  return { c0, trips: b.umax(b.udiv(count, spec.ck), 1, 'chunks') };
+  const tail = spec.c_tail !== 0;
+  const chunks = tail && !dropTail ? b.udiv(b.add(count, spec.ck - 1), spec.ck) : b.udiv(count, spec.ck);
+  const cEnd = !tail ? undefined : splitIdx ? b.add(c0, count, 'c.end') : args.C;
+  return { c0, cEnd, trips: b.umax(chunks, 1, 'chunks') };
+}
+
+/**
+ * LDS column (within its row) of halo column `col` of a strided tile, in IR: the columns by phase,
+ * (col % stride) * ceil(ldsInW / stride) + col / stride (see `ldsHaloColumn`).
+ */
+export function emitHaloPhaseColumn(b: Builder, col: Value, ldsInW: number, stride: number): Value {
+  const pow2 = Number.isInteger(Math.log2(stride));
+  const start = b.mul(pow2 ? b.and(col, stride - 1) : b.urem(col, stride), Math.ceil(ldsInW / stride));
+  return b.add(start, pow2 ? b.lshr(col, Math.log2(stride)) : b.udiv(col, stride));
 }
 
 /**

@@ -18,16 +18,23 @@ export function groupedChannelAlignment(spec: Spec): number {
   return spec.ck / gcd(spec.ck, spec.group_merge);
 }
 
-/** Channels per weight staging load: the whole slot (`slotElems`), or less for grouped specs whose slots may straddle groups. */
+/**
+ * Channels per weight staging load: the whole slot (`slotElems`), or less for grouped specs whose
+ * slots may straddle groups, and for channel tails runs of at most c_tail channels (validation
+ * makes C, or cpg, a multiple of c_tail, so a run never straddles a row or a group).
+ */
 export function weightPieceElems(spec: Spec, slotElems: number): number {
+  if (spec.c_tail !== 0) return gcd(slotElems, spec.c_tail);
   return spec.variant === 'grouped' ? gcd(slotElems, groupedChannelAlignment(spec)) : slotElems;
 }
 
 /**
  * True when the kernel stages with cp.async into two LDS stages: sm_90 (the target with
- * asynchronous copies and ldmatrix-friendly weight rows), double-buffered, and weights that move
- * in whole 16-byte chunks. Everything else carries the next chunk's loads in registers.
+ * asynchronous copies and ldmatrix-friendly weight rows), double-buffered, and activations and
+ * weights that move in whole 16-byte chunks (no channel runs below 8). Everything else carries the
+ * next chunk's loads in registers.
  */
 export function usesAsyncCopy(spec: Spec): boolean {
-  return TARGETS[spec.target].vendor === 'nvidia' && spec.double_buffer && weightPieceElems(spec, 8) === 8;
+  const wholeRuns = spec.c_tail === 0 || spec.c_tail === 8;
+  return TARGETS[spec.target].vendor === 'nvidia' && spec.double_buffer && wholeRuns && weightPieceElems(spec, 8) === 8;
 }

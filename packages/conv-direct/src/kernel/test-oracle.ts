@@ -32,7 +32,7 @@ export function randomBits(length: number, dtype: Dtype, seed: number): Uint16Ar
   return out;
 }
 
-/** Naive NHWC x KRSC -> NHWK convolution in fp64 (dense or grouped). */
+/** Naive NHWC x KRSC -> NHWK convolution in fp64 (dense or grouped, any stride and dilation). */
 export function naiveConv(p: Problem, x: Uint16Array, w: Uint16Array): Float64Array {
   const g = problemGeometry(p);
   const dec = fromBits(p.dtype);
@@ -46,10 +46,10 @@ export function naiveConv(p: Problem, x: Uint16Array, w: Uint16Array): Float64Ar
           const grp = Math.floor(k / g.kpg);
           let sum = 0;
           for (let r = 0; r < p.R; r++) {
-            const ih = oh * p.strideH - p.padH + r;
+            const ih = oh * p.strideH - p.padH + r * p.dilationH;
             if (ih < 0 || ih >= p.H) continue;
             for (let s = 0; s < p.S; s++) {
-              const iw = ow * p.strideW - p.padW + s;
+              const iw = ow * p.strideW - p.padW + s * p.dilationW;
               if (iw < 0 || iw >= p.W) continue;
               const xo = ((n * p.H + ih) * p.W + iw) * p.C + grp * g.cpg;
               const wo = ((k * p.R + r) * p.S + s) * g.cpg;

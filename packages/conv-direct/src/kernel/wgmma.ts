@@ -13,13 +13,14 @@
  */
 import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
-import { specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
+import { ldsHaloColumn, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { emitTileOrigin } from './grid-decode.js';
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
   emitChannelSlice,
+  emitHaloPhaseColumn,
   emitHaloSource,
   emitOutputSliceBase,
   openConvKernel,
@@ -40,6 +41,8 @@ interface Slot {
   readonly lds: number | Value;
   /** Partial last pass: whether this thread has a slot at all. */
   readonly inTile: Value | undefined;
+  /** Channel tails: channels from the slot's first one at chunk 0 to the end of the reduced channels (signed). */
+  readonly room?: Value;
 }
 
 /** Builds the warpgroup-MMA kernel of a validated dense or split_c spec. */
@@ -91,9 +94,9 @@ class WgmmaConvBuilder {
     };
   }
 
-  /** LDS column of halo column `c`: stride 2 puts even columns first, so a tap's window is contiguous. */
+  /** LDS column of halo column `c`: strided tiles store their columns by phase, so a tap's window is contiguous. */
   private ldsColumn(c: number): number {
-    return this.spec.stride_w === 2 ? (c % 2) * (this.layout.planeColumns / 2) + Math.floor(c / 2) : c;
+    return ldsHaloColumn(c, this.layout.ldsInW, this.spec.stride_w);
   }
 
   private emitBody(b: Builder, window: Value): void {
@@ -110,14 +113,14 @@ class WgmmaConvBuilder {
     const wgN = b.udiv(group, spec.waves_m, 'wg.n');
     const { Ho, Wo, K } = args;
     const { kTile, splitIdx, image, oh0, ow0, ih0, iw0 } = emitTileOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
-    const { c0, trips } = emitChannelSlice(b, args, spec, splitIdx);
+    const { c0, cEnd, trips } = emitChannelSlice(b, args, spec, splitIdx);
     const kBase = b.mul(kTile, spec.tile_k, 'k.base');
 
     // ---- staging (hoisted: the loop only adds the chunk's channel offset)
     const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
     const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
-    const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0);
-    const wSlots = this.wSlots(b, tid, kBase, c0);
+    const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0, cEnd);
+    const wSlots = this.wSlots(b, tid, kBase, c0, cEnd);
     const xBase = (stage: Value) => b.mul(stage, this.layout.xStageBytes);
     const wBase = (stage: Value) => b.add(b.mul(stage, this.layout.wStageBytes), this.layout.stages * this.layout.xStageBytes);
     const at = (off: Value) => b.gep(i8, lds, [off]);
@@ -128,7 +131,9 @@ class WgmmaConvBuilder {
       const xb = xBase(stage);
       const wb = wBase(stage);
       const copySlot = (buf: typeof xBuf, s: Slot, base: Value) => {
-        const go = () => cp.copy(b, buf, b.add(s.global, off), at(b.add(base, s.lds)));
+        // Channel tails: runs past the end of the reduced channels copy from the sentinel (zero-fill).
+        const source = () => (s.room ? b.select(b.icmp('slt', b.mul(chunk, spec.ck), s.room), b.add(s.global, off), SENTINEL_OFFSET) : b.add(s.global, off));
+        const go = () => cp.copy(b, buf, source(), at(b.add(base, s.lds)));
         if (s.inTile) b.ifThen(s.inTile, go, 'stage.tail');
         else go();
       };
@@ -165,7 +170,7 @@ class WgmmaConvBuilder {
           for (let kk = 0; kk < spec.ck / 16; kk++) {
             const tap = r * spec.S + s;
             // A k-step is 16 channels: 2 planes on, or 32 bytes along a swizzled row.
-            const window = (r * L.planeColumns + this.ldsColumn(s)) * L.rowBytes;
+            const window = (r * spec.dilation_h * L.planeColumns + this.ldsColumn(s * spec.dilation_w)) * L.rowBytes;
             const aStep = ((L.swizzle ? 32 * kk : 2 * kk * L.planeBytes) + window) / 16;
             const wStep = (L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
             const wDesc = b.add(d.w, BigInt(wStep));
@@ -242,23 +247,28 @@ class WgmmaConvBuilder {
   }
 
   /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
-  private xSlots(b: Builder, tid: Value, image: Value, ih0: Value, iw0: Value, c0: Value): Slot[] {
+  private xSlots(b: Builder, tid: Value, image: Value, ih0: Value, iw0: Value, c0: Value, cEnd: Value | undefined): Slot[] {
     const { spec, g } = this;
     const slots: Slot[] = [];
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const inTileOf = () => (g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined);
       const { global, row, col, cv, inTile } = emitHaloSource(b, this.args, spec, g, { v, j, image, ih0, iw0, cStart: c0, inTile: inTileOf });
-      const ldsCol = spec.stride_w === 2 ? b.add(b.mul(b.and(col, 1), this.layout.planeColumns / 2), b.lshr(col, 1)) : col;
+      const ldsCol = spec.stride_w > 1 ? emitHaloPhaseColumn(b, col, g.ldsInW, spec.stride_w) : col;
       const pixel = () => b.add(b.mul(row, this.layout.planeColumns), ldsCol);
       const lds = this.layout.swizzle ? this.swizzledRow(b, pixel(), cv, `x.lds${j}`) : b.add(b.mul(cv, this.layout.planeBytes), b.mul(pixel(), ROW), `x.lds${j}`);
-      slots.push({ global, lds, inTile });
+      slots.push({ global, lds, inTile, ...this.room(b, cEnd, cv, c0, `x.room${j}`) });
     }
     return slots;
   }
 
+  /** Channel tails: the slot's room before the end of the reduced channels (see {@link Slot.room}). */
+  private room(b: Builder, cEnd: Value | undefined, group: Value, c0: Value, name: string): { room?: Value } {
+    return cEnd ? { room: b.sub(cEnd, b.add(b.mul(group, 8), c0), name) } : {};
+  }
+
   /** W slots: vector v = (tap, output channel, 8-channel group), channel group fastest (contiguous in KRSC). */
-  private wSlots(b: Builder, tid: Value, kBase: Value, c0: Value): Slot[] {
+  private wSlots(b: Builder, tid: Value, kBase: Value, c0: Value, cEnd: Value | undefined): Slot[] {
     const { spec } = this;
     const groups = spec.ck / 8;
     const RS = spec.R * spec.S;
@@ -279,7 +289,7 @@ class WgmmaConvBuilder {
       const lds = this.layout.swizzle
         ? this.swizzledRow(b, b.add(b.mul(tap, spec.tile_k), k), cg, `w.lds${j}`)
         : b.mul(b.add(b.mul(b.add(b.mul(tap, groups), cg), spec.tile_k), k), ROW, `w.lds${j}`);
-      slots.push({ global, lds, inTile });
+      slots.push({ global, lds, inTile, ...this.room(b, cEnd, cg, c0, `w.room${j}`) });
     }
     return slots;
   }
@@ -319,10 +329,21 @@ class WgmmaConvBuilder {
         const pixel = b.add(imageBase, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w)));
         for (let cb = 0; cb < this.n / 8; cb++) {
           const k = b.add(kThread, cb * 8);
+          const lo = accs[j]![4 * cb + 2 * h]!;
+          const hi = accs[j]![4 * cb + 2 * h + 1]!;
+          if (spec.k_tail) {
+            // Output-channel tails: each channel of the pair checked and stored alone.
+            [lo, hi].forEach((acc, e) => {
+              const ke = e === 0 ? k : b.add(k, 1);
+              const off = b.select(b.and(pixOk, b.icmp('ult', ke, o.K)), b.mul(b.add(pixel, ke), eBytes), SENTINEL_OFFSET);
+              t.globalStore(b, outBuf, off, split ? acc : b.fptrunc(acc, outElem), { align: eBytes });
+            });
+            continue;
+          }
           // K is a multiple of 8 (validated), so k < K covers k + 1 too.
           const valid = b.and(pixOk, b.icmp('ult', k, o.K));
           const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
-          let pair = b.vector([accs[j]![4 * cb + 2 * h]!, accs[j]![4 * cb + 2 * h + 1]!]);
+          let pair = b.vector([lo, hi]);
           if (epilogue) pair = epilogue.apply(b, pair, { channel: k, element: b.add(pixel, k) });
           t.globalStore(b, outBuf, off, split ? pair : b.fptrunc(pair, vec(2, outElem)), { align: 2 * eBytes });
         }
