@@ -16,7 +16,9 @@ export const DEPTHWISE_MAX_FILTER = 7;
 
 /** True when `p` is a depthwise conv the variant serves: groups = C > 1 and K/C in {@link DEPTHWISE_MULTIPLIERS}. */
 export function isDepthwiseProblem(p: Problem): boolean {
-  return p.groups > 1 && p.groups === p.C && (DEPTHWISE_MULTIPLIERS as readonly number[]).includes(p.K / p.C);
+  // Dilated and strides past 2: the grouped kernel serves them.
+  const plain = p.dilationH === 1 && p.dilationW === 1 && p.strideH <= 2 && p.strideW <= 2;
+  return plain && p.groups > 1 && p.groups === p.C && (DEPTHWISE_MULTIPLIERS as readonly number[]).includes(p.K / p.C);
 }
 
 /** Why a depthwise spec is invalid on its own, or null (the target-hint checks are validate()'s). */

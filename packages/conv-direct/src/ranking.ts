@@ -5,7 +5,7 @@
 import { launchGrid } from './grid.js';
 import { mergeRow } from './merge-chooser.js';
 import { outputExtent, type Problem } from './problem.js';
-import { kernelName, specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { haloExtent, kernelName, specGeometry, wgmmaLds, type Spec } from './spec.js';
 import { spillFilter } from './spill.js';
 import { chooseSplits, splitOptions } from './split-chooser.js';
 import { depthwiseStagingEfficiency } from './depthwise.js';
@@ -86,7 +86,7 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
  */
 export function fragmentLoadsPerMma(spec: Spec): number {
   const g = specGeometry(spec);
-  const inRows = g.waveImages * ((g.bandRows - 1) * spec.stride_h + spec.R);
+  const inRows = g.waveImages * haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h);
   const loads = inRows * g.colBlocks + spec.R * g.mTilesPerWave;
   return loads / (spec.R * g.mTilesPerWave * g.rowsPerWave * g.colBlocks);
 }

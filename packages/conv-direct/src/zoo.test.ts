@@ -76,3 +76,16 @@ describe('problemCoverage on the general shapes', () => {
     expect(c.reason).toMatch(/stride 5x5 is not supported \(each stride must be 1 to 4\)/);
   });
 });
+
+describe('dilated and stride-4 depthwise-like problems', () => {
+  it('go to the grouped kernel, which serves them on every target', () => {
+    const dw = problem3x3({ C: 32, K: 32, groups: 32, dilationH: 2, dilationW: 2, padH: 2, padW: 2 });
+    const s4 = problem3x3({ C: 32, K: 32, groups: 32, R: 4, S: 4, strideH: 4, strideW: 4, padH: 0, padW: 0 });
+    for (const p of [dw, s4]) {
+      for (const t of TARGET_NAMES) {
+        const c = problemCoverage(p, t);
+        expect([c.variant, c.valid > 0], t).toEqual(['grouped', true]);
+      }
+    }
+  });
+});
