@@ -108,7 +108,7 @@ const HOSTILE_TEXT = fc.oneof(
 
 /** A value for a flag that names a file: only sandbox names and a few safe system paths. */
 const SAFE_PATHS = ['x.npy', 'w.npy', 'bad.npy', 'suite.json', 'log.txt', 'rows.json', 'out.npy', 'out.html', 'sub/y.npy', 'missing.json', '/dev/zero', '/nonexistent/x'];
-const PATH_FLAGS = new Set(['--x', '--w', '--out', '--suite', '--miopen-file', '--cache-dir', '--report']);
+const PATH_FLAGS = new Set(['--x', '--w', '--bias', '--residual', '--out', '--suite', '--miopen-file', '--cache-dir', '--report']);
 /** Outputs are never system paths here: the refusal of devices is tested without risking one. */
 const OUTPUT_FLAGS = new Set(['--out', '--report', '--cache-dir']);
 
@@ -126,6 +126,7 @@ describe('hostile inputs through the CLI', () => {
       '--n', '--c', '--h', '--w', '--k', '--r', '--s', '--stride', '--pad', '--dilation', '--groups', '--dtype', '--miopen', '--suite', '--miopen-file',
       '--target', '--variant', '--kernel', '--json', '--help', '--cache-dir', '--x', '--out', '--device', '--grid', '--family', '--cap', '--limit',
       '--jobs', '--repair', '--dry-run', '--grace-hours', '--report', '--iters', '--warmup', '--title', '--quiet', '--', '-n', '--n=1', 'ls', 'verify', 'gc', 'prune',
+      '--act', '--alpha', '--beta', '--slope', '--lo', '--hi', '--bias', '--residual',
     );
     const argv = fc.tuple(command, fc.array(fc.oneof({ weight: 3, arbitrary: flag }, { weight: 2, arbitrary: HOSTILE_TEXT }, { weight: 1, arbitrary: fc.constantFrom(...SAFE_PATHS) }), { maxLength: 12 }));
     await fuzz('argv', argv, 1500, async ([cmd, rest]) => {
@@ -158,7 +159,7 @@ describe('hostile inputs through the CLI', () => {
       const r = await call(['plan', '--miopen', l, '--variant', 'bogus']);
       expect(r.code).toBe(2);
     });
-    await fuzz('MIOpenDriver files (--miopen-file)', fc.array(fc.oneof(line, fc.constant(`MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver ${base.join(' ')}`)), { maxLength: 20 }), 500, async (lines) => {
+    await fuzz('MIOpenDriver files (--miopen-file)', fc.array(fc.oneof(line, fc.constant(`MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver ${base.join(' ')}`)), { maxLength: 20 }), 300, async (lines) => {
       writeFileSync(join(dir, 'log.txt'), lines.join('\n'));
       try {
         readMiopenFile(lines.join('\n'));
@@ -208,7 +209,7 @@ describe('hostile inputs through the CLI', () => {
         expect((err as Error).message.length).toBeLessThan(600);
       }
     });
-    await fuzz('.npy headers (rocke run)', file, 1000, async (bytes) => {
+    await fuzz('.npy headers (rocke run)', file, 600, async (bytes) => {
       writeFileSync(join(dir, 'x.npy'), bytes);
       await call(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'y.npy', '--device', 'cpu']);
     });
@@ -248,7 +249,7 @@ describe('hostile inputs through the CLI', () => {
         expect((err as Error).name).toBe('UsageError');
       }
     });
-    await fuzz('suite files (plan --suite)', text, 1000, async (t) => {
+    await fuzz('suite files (plan --suite)', text, 600, async (t) => {
       writeFileSync(join(dir, 'suite.json'), t);
       expect((await call(['plan', '--suite', 'suite.json', '--variant', 'bogus'])).code).toBe(2);
     });
