@@ -30,9 +30,19 @@ export { splitReduceFamily } from './compile/families/split-reduce.js';
 
 // The GPU bench.
 export { benchPrep, type BenchPrepOptions, type BenchPrepResult } from './bench/prep.js';
-export { gpuBench, gpuRunConv, type GpuBenchOptions } from './bench/gpu-bench.js';
+export { gpuBench, type GpuBenchOptions } from './bench/gpu-bench.js';
 export { readBenchManifest, type BenchManifest } from './bench/manifest.js';
 export { benchRowSchema, renderBenchHtml, renderBenchSvg, summarizeBench, type BenchRow, type BenchSummary } from './bench/bench-report.js';
 
 // Files.
 export { NpyFormatError, readNpy, writeNpy, type NpyArray, type NpyDtype } from './npy.js';
+
+// Dispatch without timing: tuning records, shards, merge, the catalog and openConv.
+export { openConv, type ConvHandle, type OpenConvOptions, type RunOptions } from './api/open-conv.js';
+export { buildCatalog, type CatalogReport } from './api/catalog.js';
+export { cacheSource, catalogSource, openKernelSource, readCatalog, CATALOG_MANIFEST, type Catalog, type KernelSource, type SourceKernel } from './api/kernel-source.js';
+export { RecordStore, RecordIntegrityError, RECORD_SCHEMA_VERSION, betterRecord, recordKey, type TuningRecord } from './cache/records.js';
+export { mergeCaches, type MergeReport } from './cache/merge.js';
+export { inShard, parseShard, SHARD_INDEX_ENV, type Shard } from './compile/shard.js';
+export { gpuTune, type TuneLine } from './bench/tune.js';
+export { gpuRunConv } from './api/run-conv.js';

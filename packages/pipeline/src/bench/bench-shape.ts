@@ -59,6 +59,8 @@ export interface ShapeResult {
   best?: CandidateResult;
   /** The candidate after whose error the GPU context was unusable (the rest of the shape was skipped). */
   contextLostBy?: string;
+  /** The GPU it ran on (set by the bench's device loop). */
+  device?: { name: string; arch: string; driver: string };
   notes: string[];
   wallMs: number;
 }

@@ -16,7 +16,7 @@ import { benchShape, rankCandidates, type CandidateResult } from './bench-shape.
 import { parseCudnnRows, suiteShape } from './cudnn.js';
 import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
 import { GRAPH_WARM_REPLAYS } from './execute.js';
-import { gpuBench, gpuRunConv } from './gpu-bench.js';
+import { gpuBench } from './gpu-bench.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
 
@@ -303,18 +303,6 @@ writeFileSync(out, JSON.stringify({ rows: shapes.map((s) => ({ name: s.name, ms_
     expect(r2.failures).toBe(1);
   });
 
-  it('rocke run on the GPU returns the fastest candidate\'s y for the given inputs', async () => {
-    const { dir, dense, split } = kernelsDir();
-    const x = randomTensor(2 * 6 * 6 * 32, 'bf16', 11);
-    const w = randomTensor(16 * 9 * 32, 'bf16', 12);
-    const y = await gpuRunConv(
-      { problem: PROBLEM, x: { dtype: 'uint16', shape: [2, 6, 6, 32], data: x }, w: { dtype: 'uint16', shape: [16, 3, 3, 32], data: w }, target: 'sm_90', cacheDir: dir },
-      io(),
-      { binding: createFakeBinding({ kernels: kernels(dense, split) }), shape: FAST },
-    );
-    expect(y.shape).toEqual([2, 6, 6, 16]);
-    expect(Array.from(y.data as Uint16Array)).toEqual(Array.from(convForward(PROBLEM, x, w).y));
-  });
 
   it('refuses kernels for another architecture and a shape the manifest lacks, with reasons', async () => {
     const { dir, dense, split } = kernelsDir();

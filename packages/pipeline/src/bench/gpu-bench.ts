@@ -1,17 +1,15 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { problemGeometry, type Problem } from '@rocke/conv-direct';
-import { openDevice, probeRuntime, unavailableMessage } from '@rocke/hip-runtime';
+import { probeRuntime, unavailableMessage } from '@rocke/hip-runtime';
 import type { CliIo } from '../io.js';
 import type { JsonValue } from '../hash.js';
-import type { NpyArray } from '../npy.js';
 import { benchShape, type ShapeResult } from './bench-shape.js';
-import { benchTable, us, type BenchLine } from './bench-table.js';
+import { benchTable, type BenchLine } from './bench-table.js';
 import { findCudnnScript, runCudnnBaseline, suiteShape, type SuiteShape } from './cudnn.js';
 import { epilogueShapeText } from './epilogue.js';
-import { loadKernels, matchShape } from './kernels.js';
-import type { BenchRequest, RunRequest } from './requests.js';
+import { loadKernels } from './kernels.js';
+import type { BenchRequest } from './requests.js';
 import { benchInProcess, benchIsolated, CHILD_OUT, type GpuBenchOptions } from './run-shapes.js';
 
 export { benchTable, type BenchLine } from './bench-table.js';
@@ -42,6 +40,27 @@ async function joinCudnn(lines: BenchLine[], io: CliIo, options: GpuBenchOptions
 }
 
 /**
+ * Every requested shape benchmarked (see {@link gpuBench}): in a child process per shape unless
+ * isolation is off, else in this process. In a child (the isolation's worker) the results are
+ * written for the parent and `child` is true.
+ */
+export async function benchResults(request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ results: ShapeResult[]; child: boolean; epilogue: string | undefined }> {
+  const probe = probeRuntime(options.binding ? { binding: options.binding } : {});
+  if (!probe.available) {
+    throw new Error(`no GPU runtime is available on this machine; ${request.problems.length} problem(s) parsed, nothing timed\n${unavailableMessage('auto', probe.attempts, io.env)}`);
+  }
+  const childOut = io.env[CHILD_OUT];
+  const isolate = !childOut && (options.isolate ?? (options.binding === undefined && io.env['ROCKE_BENCH_ISOLATE'] !== '0'));
+  // Loaded in the parent too: a bad kernels directory fails early, and the epilogue is the manifest's.
+  const { manifest, blobs } = loadKernels(request);
+  const epilogue = manifest.epilogue ? epilogueShapeText(manifest.epilogue) : undefined;
+  if (epilogue && !childOut) io.stderr(`fused epilogue ${epilogue}: every candidate is timed and verified with it; cuDNN is timed with PyTorch's bias, add and activation after it\n`);
+  const results = isolate ? await benchIsolated(request, io) : await benchInProcess(request, io, manifest, blobs, options);
+  if (childOut) writeFileSync(childOut, JSON.stringify({ results }));
+  return { results, child: childOut !== undefined, epilogue };
+}
+
+/**
  * `rocke bench` on a GPU (the CLI's `deps.bench`). Kernels come from `--cache-dir DIR`: the
  * bench manifest `bench-prep` wrote there, else the compiled entries of the cache there. Each shape
  * is benchmarked by {@link benchShape} (in a child process per shape unless disabled); with
@@ -51,23 +70,8 @@ async function joinCudnn(lines: BenchLine[], io: CliIo, options: GpuBenchOptions
  * that failed verification, and shapes without a cuDNN time when one was asked for.
  */
 export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ rows: JsonValue[]; failures: number }> {
-  const probe = probeRuntime(options.binding ? { binding: options.binding } : {});
-  if (!probe.available) {
-    throw new Error(`no GPU runtime is available on this machine; ${request.problems.length} problem(s) parsed, nothing timed\n${unavailableMessage('auto', probe.attempts, io.env)}`);
-  }
-  const childOut = io.env[CHILD_OUT];
-  const isolate = !childOut && (options.isolate ?? (options.binding === undefined && io.env['ROCKE_BENCH_ISOLATE'] !== '0'));
-  let results: ShapeResult[];
-  // Loaded in the parent too: a bad kernels directory fails early, and the epilogue is the manifest's.
-  const { manifest, blobs } = loadKernels(request);
-  const epilogue = manifest.epilogue ? epilogueShapeText(manifest.epilogue) : undefined;
-  if (epilogue && !childOut) io.stderr(`fused epilogue ${epilogue}: every candidate is timed and verified with it; cuDNN is timed with PyTorch's bias, add and activation after it\n`);
-  if (isolate) results = await benchIsolated(request, io);
-  else results = await benchInProcess(request, io, manifest, blobs, options);
-  if (childOut) {
-    writeFileSync(childOut, JSON.stringify({ results }));
-    return { rows: [], failures: results.filter((r) => r.status !== 'ok').length };
-  }
+  const { results, child, epilogue } = await benchResults(request, io, options);
+  if (child) return { rows: [], failures: results.filter((r) => r.status !== 'ok').length };
 
   const lines: BenchLine[] = results.map((result) => ({ shape: result.name, class: result.cls ?? 'unclassified', result }));
   let cudnnError: string | undefined;
@@ -97,36 +101,4 @@ export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBen
     results.reduce((n, r) => n + r.candidates.filter((c) => c.verify && !c.verify.pass).length, 0) +
     (request.vsCudnn ? lines.filter((l) => l.result.status === 'ok' && l.cudnnMs === undefined).length : 0);
   return { rows, failures };
-}
-
-/**
- * `rocke run` on a GPU (the CLI's `deps.runConv`): times the problem's candidates briefly (3
- * repetitions each, no verification), runs the fastest on the given x and w, and returns y.
- */
-export async function gpuRunConv(request: RunRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<NpyArray> {
-  const bench: BenchRequest = { problems: [{ name: 'run', problem: request.problem, cls: null }], target: request.target, verify: false, vsCudnn: false, warmup: 1, iters: 3, cacheDir: request.cacheDir };
-  const { manifest, blobs } = loadKernels(bench);
-  if (manifest.epilogue) throw new Error(`the kernels in ${request.cacheDir} are fused with ${epilogueShapeText(manifest.epilogue)}; rocke run needs bare kernels`);
-  const shape = matchShape(manifest, bench.problems[0]!);
-  if (!shape || shape.candidates.length === 0) throw new Error(`no compiled candidates for this problem in ${request.cacheDir} (run bench-prep or compile-all)`);
-  const device = openDevice(options.binding ? { binding: options.binding } : {});
-  try {
-    if (device.info.arch !== manifest.target) throw new Error(`the device is ${device.info.arch}; the kernels are for ${manifest.target}`);
-    const { result, y } = await benchShape(device, shape, manifest.helpers, blobs, {
-      ...options.shape,
-      verify: false,
-      warmup: 1,
-      iters: 3,
-      inputs: { x: request.x.data as Uint16Array, w: request.w.data as Uint16Array },
-      keepOutput: true,
-      log: (l) => io.stderr(`${l}\n`),
-    });
-    if (!y || !result.best) throw new Error(`no candidate ran: ${result.reason ?? 'unknown'}`);
-    io.stderr(`rocke run: ${result.best.kernelName} (${us(result.best.medianMs)} us)\n`);
-    const p = shape.problem as unknown as Problem;
-    const { Ho, Wo } = problemGeometry(p);
-    return { dtype: request.x.dtype, shape: [p.N, Ho, Wo, p.K], data: y };
-  } finally {
-    device.close();
-  }
 }

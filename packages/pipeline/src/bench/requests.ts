@@ -20,4 +20,6 @@ export interface RunRequest {
   w: NpyArray;
   target: TargetName | null;
   cacheDir: string;
+  /** Calls of the conv's run() (default 1): with more, the host time per call is reported. */
+  repeat?: number;
 }

@@ -80,7 +80,7 @@ export async function benchInProcess(request: BenchRequest, io: CliIo, manifest:
           ...(manifest.epilogue ? { epilogue: manifest.epilogue } : {}),
           log,
         });
-        out.push(result);
+        out.push({ ...result, device: { name: device.info.name, arch: device.info.arch, driver: String(device.info.driverVersion) } });
       } catch (err) {
         out.push(failedShape(want, (err as Error).message));
       }

@@ -2,6 +2,7 @@ import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCacheDir, KernelCache } from '../cache/cache.js';
 import { UsageError, type CliIo } from '../io.js';
 import { isTargetName, TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+import { parseShard, type Shard } from '../compile/shard.js';
 
 /** Options every subcommand takes. */
 export const COMMON_OPTIONS = {
@@ -62,4 +63,14 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
 /** Writes JSON (two-space indent, trailing newline) to stdout. */
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `--shard` read into a {@link Shard}, or a usage error with the reason. */
+export function shardFrom(text: string | undefined, io: CliIo): Shard | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseShard(text, io.env);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

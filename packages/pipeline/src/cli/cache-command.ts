@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { KernelCache } from '../cache/cache.js';
 import { gcCache, listCache, pruneCache, verifyCache, type RemoveFailure } from '../cache/cache-maintenance.js';
 import { recordMismatch } from '../compile/record-check.js';
+import { resolve } from 'node:path';
+import { mergeCaches } from '../cache/merge.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import type { CliDeps } from './deps.js';
@@ -16,6 +18,10 @@ rocke cache prune  [--broken] [--all] [--family F] [--target T] [--variant V] [-
                    default: remove entries compile-all's prune step marked
 rocke cache gc     [--grace-hours H] [--dry-run] [--cache-dir DIR] [--json]
                    delete unreferenced blobs and dead temp files older than H hours (default 1)
+rocke cache merge  DIR... [--cache-dir OUT] [--json]
+                   fold the kernel caches and tuning records of DIR... into OUT (e.g. shards of
+                   compile-all / tune): for one record key the faster verified record wins; the
+                   result does not depend on the order; exit 1 when something could not be read
   The cache must exist (a directory with index/): a mistyped --cache-dir is an error, not an empty cache.
   prune and gc exit 1 when a file could not be deleted (it is listed, not counted as removed).`;
 
@@ -107,14 +113,35 @@ export function cacheCommand(argv: readonly string[], io: CliIo, deps: Pick<CliD
       else io.stdout(`${report.removedBlobs.length} blobs (${formatBytes(report.freedBytes)}) and ${report.removedTemps.length} temp files ${values['dry-run'] ? 'would be ' : ''}removed; ${report.keptBlobs} blobs kept${report.failed.length ? `; ${report.failed.length} could not be deleted` : ''}\n`);
       return reportFailures(io, report.failed);
     }
+    case 'merge':
+      return mergeCommand(rest, io);
     case undefined:
     case '--help':
     case 'help':
-      if (sub === undefined) throw new UsageError(`cache needs a subcommand: ls, verify, prune or gc`);
+      if (sub === undefined) throw new UsageError(`cache needs a subcommand: ls, verify, prune, gc or merge`);
       return help(io);
     default:
-      throw new UsageError(`unknown cache subcommand '${sub}' (ls, verify, prune, gc)`);
+      throw new UsageError(`unknown cache subcommand '${sub}' (ls, verify, prune, gc, merge)`);
   }
+}
+
+/** `rocke cache merge DIR...`. */
+function mergeCommand(argv: readonly string[], io: CliIo): number {
+  const { values, positionals } = parse('cache merge', () => parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS }, strict: true, allowPositionals: true }));
+  if (values.help) return help(io);
+  if (!positionals.length) throw new UsageError('cache merge needs the directories to merge: rocke cache merge DIR... --cache-dir OUT');
+  const into = cacheFrom(values, io).root;
+  const sources = positionals.map((p) => resolve(io.cwd, p));
+  if (sources.includes(into)) throw new UsageError(`cache merge: ${into} is both a source and the destination`);
+  const report = mergeCaches(into, sources);
+  if (values.json) printJson(io, { cacheDir: into, sources, ...report });
+  else {
+    for (const p of report.problems) io.stderr(`rocke cache merge: ${p.source}: ${p.detail}\n`);
+    const e = report.entries;
+    const r = report.records;
+    io.stdout(`merged ${sources.length} directories into ${into}: entries ${e.added} added, ${e.replaced} replaced, ${e.unchanged} unchanged (${report.blobs} blobs copied); records ${r.added} added, ${r.replaced} replaced by faster ones, ${r.unchanged} unchanged\n`);
+  }
+  return report.problems.length ? 1 : 0;
 }
 
 function help(io: CliIo): number {

@@ -4,10 +4,12 @@ import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFil
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KernelCache } from '../cache/cache.js';
+import { recordKey, RecordStore } from '../cache/records.js';
+import { problemJson } from '../api/kernel-source.js';
 import type { CompileAllReport } from '../compile/compile-all.js';
 import { aotCandidates, kernelName, problemCandidates } from '@rocke/conv-direct';
 import { compileAll } from '../compile/compile-all.js';
-import type { PlanReport } from './plan-command.js';
+import type { PlanReport, PlanRow } from './plan-command.js';
 import { axpyFamily } from '../compile/families/axpy.js';
 import { convDirectFamily } from '../compile/families/conv-direct.js';
 import { LlvmToolchain } from '../compile/llvm-toolchain.js';
@@ -105,7 +107,7 @@ describe('rocke plan', () => {
     expect(picked.chosen).toMatchObject({ kernelName: pick, rule: '--kernel' });
     const wrong = await run(['plan', ...SMALL, '--kernel', 'no_such_kernel']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('kernel no_such_kernel is not a valid dense candidate');
+    expect(wrong.stderr).toContain('kernel no_such_kernel is not a valid dense/split_c candidate');
     expect((await run(['plan', ...SMALL, '--variant', 'sparse'])).stderr).toContain("unknown variant 'sparse'");
   });
 });
@@ -113,7 +115,7 @@ describe('rocke plan', () => {
 describe('rocke plan with a compiled cache', () => {
   const { run, cacheDir } = cliHarness();
 
-  it('chooses the first valid kernel compiled in the cache, skipping pruned ones', async () => {
+  it('ranks the kernels compiled in the cache (pruned ones out), and a tuning record wins over the ranker', async () => {
     const problem = { N: 1, C: 512, H: 7, W: 7, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' as const };
     const valid = problemCandidates(problem, 'sm_90', { variant: 'dense' }).valid;
     const picks = [valid[2]!, valid[4]!];
@@ -123,17 +125,47 @@ describe('rocke plan with a compiled cache', () => {
     expect(compiled.compiled).toBe(2);
     const plan = (await run(['plan', ...SMALL, '--target', 'sm_90', '--json'])).json<PlanReport>();
     expect(plan.cachedKernels).toEqual(picks.map((p) => kernelName(p)));
-    expect(plan.chosen?.kernelName).toBe(kernelName(picks[0]!));
-    expect(plan.chosen?.rule).toMatch(/^first valid candidate compiled in the cache/);
-    const entry = cache.listEntries().entries.find((e) => e.kernelName === kernelName(picks[0]!))!;
+    expect(plan.chosen?.chosenBy).toBe('ranker');
+    expect(picks.map((p) => kernelName(p))).toContain(plan.chosen?.kernelName);
+    expect(plan.chosen?.explain.join('\n')).toMatch(/no tuning record .*\nranker: .* of 2 candidate/);
+    const first = plan.chosen!.kernelName;
+    const other = picks.map((p) => kernelName(p)).find((k) => k !== first)!;
+    const entry = cache.listEntries().entries.find((e) => e.kernelName === first)!;
     cache.putEntry({ ...entry, pruned: { reason: 'spills', detail: 'test' } });
     const after = (await run(['plan', ...SMALL, '--target', 'sm_90', '--json'])).json<PlanReport>();
-    expect(after.prunedKernels).toEqual({ [kernelName(picks[0]!)]: 'spills' });
-    expect(after.chosen?.kernelName).toBe(kernelName(picks[1]!));
-    // Another target's cache is empty: back to the first valid candidate.
+    expect(after.prunedKernels).toEqual({ [first]: 'spills' });
+    expect(after.chosen?.kernelName).toBe(other);
+    // A tuning record for this problem on sm_90 is taken as it is (it validates and is compiled).
+    const spec = picks.find((p) => kernelName(p) === other)!;
+    const key = recordKey('direct_fwd', 'sm_90', problemJson(problem));
+    new RecordStore(cacheDir).put({
+      schema: 1, key, family: 'direct_fwd', arch: 'sm_90', problem: problemJson(problem),
+      choice: { kernelName: other, spec: { ...spec }, launch: {}, code: null }, timeMs: 0.005, runnersUp: [], verified: { mode: 'full' },
+      device: { name: 'NVIDIA H200', driver: '13000' }, toolchain: 't', date: '2026-12-03T00:00:00.000Z',
+    });
+    const recorded = await run(['plan', ...SMALL, '--target', 'sm_90']);
+    expect(recorded.stdout).toMatch(/chosen by record: /);
+    expect(recorded.stdout).toMatch(/record: .* \(5\.0 us on NVIDIA H200/);
+    // Another target's cache is empty: the ranker over every valid candidate.
     const gfx = (await run(['plan', ...SMALL, '--target', 'gfx950', '--json'])).json<PlanReport>();
     expect(gfx.cachedKernels).toEqual([]);
-    expect(gfx.chosen?.kernelName).toBe(gfx.validKernels[0]);
+    expect(gfx.chosen?.chosenBy).toBe('ranker');
+    expect(gfx.validKernels).toContain(gfx.chosen?.kernelName);
+  });
+
+  it('plans every shape of a suite in one process, each with chosenBy', async () => {
+    const suite = join(cacheDir, 'suite.json');
+    writeFileSync(suite, JSON.stringify({ shapes: [
+      { name: 'a', N: 1, C: 256, H: 14, W: 14, K: 256, R: 3, S: 3, stride: 1, pad: 1, dtype: 'bf16' },
+      { name: 'g', N: 2, C: 128, H: 28, W: 28, K: 128, R: 3, S: 3, stride: 1, pad: 1, groups: 32, dtype: 'fp16' },
+    ] }));
+    const r = await run(['plan', '--suite', suite, '--target', 'sm_90', '--json']);
+    expect(r.code).toBe(0);
+    const { rows } = r.json<{ rows: PlanRow[] }>();
+    expect(rows.map((p) => [p.name, p.chosenBy, p.variant])).toEqual([['a', 'ranker', 'dense'], ['g', 'ranker', 'grouped']]);
+    expect(rows.every((p) => p.chosen && p.explain.some((l) => l.startsWith('ranker: ')))).toBe(true);
+    const text = await run(['plan', '--suite', suite, '--target', 'sm_90']);
+    expect(text.stdout).toMatch(/2 of 2 planned \(0 from tuning records\)/);
   });
 });
 
@@ -472,5 +504,53 @@ describe('rocke executable (real process)', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(spawnSync(process.execPath, [dist, 'nope'], { encoding: 'utf8' }).status).toBe(2);
+  });
+});
+
+describe('rocke tune, cache merge and catalog', () => {
+  const { run, dir, cacheDir } = cliHarness();
+
+  it('tune shards its problems and hands them to the GPU seam; bad shards are usage errors', async () => {
+    const suite = join(dir, 'tune-suite.json');
+    writeFileSync(suite, JSON.stringify({ shapes: [1, 2, 3, 4, 5].map((i) => ({ name: `s${i}`, N: 1, C: 64 * i, H: 8, W: 8, K: 64, R: 3, S: 3, stride: 1, pad: 1, dtype: 'bf16' })) }));
+    const seen: string[][] = [];
+    const tune = async (request: { problems: { name: string }[]; verify: boolean }) => {
+      seen.push([...request.problems.map((p) => p.name), String(request.verify)]);
+      return { lines: [], failures: 0 };
+    };
+    for (const i of [0, 1, 2]) expect((await run(['tune', '--suite', suite, '--shard', `${i}/3`], { tune })).code).toBe(0);
+    expect(seen.flatMap((s) => s.slice(0, -1)).sort()).toEqual(['s1', 's2', 's3', 's4', 's5']);
+    expect(seen.every((s) => s[s.length - 1] === 'true')).toBe(true);
+    expect((await run(['tune', '--suite', suite, '--shard', '3/3'], { tune })).stderr).toMatch(/shard index 3 is not below the shard count 3/);
+    expect((await run(['tune', '--suite', suite, '--shard', 'auto/2'], { tune })).code).toBe(2);
+    expect((await run(['tune', '--suite', suite], { tune: undefined })).code).toBe(1);
+  });
+
+  it('cache merge folds record directories, the faster record winning; a corrupt record exits 1', async () => {
+    const a = join(dir, 'm-a');
+    const b = join(dir, 'm-b');
+    const rec = (t: number, k: string) => ({
+      schema: 1 as const, key: recordKey('f', 'sm_90', { p: 1 }), family: 'f', arch: 'sm_90', problem: { p: 1 },
+      choice: { kernelName: k, spec: {}, launch: {}, code: null }, timeMs: t, runnersUp: [], verified: { mode: 'full' },
+      device: { name: 'd', driver: '1' }, toolchain: 't', date: '2026-12-03T00:00:00.000Z',
+    });
+    new RecordStore(a).put(rec(2, 'slow'));
+    new RecordStore(b).put(rec(1, 'fast'));
+    const r = await run(['cache', 'merge', a, b, '--json']);
+    expect(r.code).toBe(0);
+    expect(new RecordStore(cacheDir).get(rec(1, 'x').key)?.choice.kernelName).toBe('fast');
+    writeFileSync(join(b, 'records', `${'0'.repeat(64)}.json`), 'nope');
+    const bad = await run(['cache', 'merge', b]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/corrupt tuning record .*not JSON/);
+    expect((await run(['cache', 'merge'])).code).toBe(2);
+  });
+
+  it('catalog build needs a target and an output directory', async () => {
+    expect((await run(['catalog', 'build', '--out', join(dir, 'cat')])).stderr).toMatch(/needs --target/);
+    expect((await run(['catalog', 'build', '--target', 'sm_90'])).stderr).toMatch(/needs --out/);
+    const ok = await run(['catalog', 'build', '--target', 'sm_90', '--out', join(dir, 'cat'), '--json']);
+    expect(ok.code).toBe(0);
+    expect(ok.json<{ kernels: number; plans: unknown[] }>().plans).toEqual([]);
   });
 });

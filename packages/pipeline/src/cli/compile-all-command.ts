@@ -16,14 +16,14 @@ import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE,
 import { formatUncovered, uncoveredSelections, type Uncovered } from './uncovered.js';
 import { compileProgress } from './progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
-import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, shardFrom, targetsFrom } from './args.js';
 
 /** The target compile-all builds when `--target` is not given: the project's headline target. */
 export const DEFAULT_COMPILE_TARGET: TargetName = 'gfx950';
 
 export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --miopen-file LOG | --grid aot] [--target gfx950|gfx942|sm_90|all ...] [--family NAME ...]
                   [--variant V ...] [--dtype fp16|bf16 ...] [--cap N] [--limit N] [--jobs N]
-                  [--check-ir] [--no-prune] [--quiet] [--cache-dir DIR] [--json]
+                  [--check-ir] [--no-prune] [--shard i/n|auto/n|auto] [--quiet] [--cache-dir DIR] [--json]
   The main job. With no problem: the built-in problem set (sm_14x14_1024, g_28_c512_g32, d_14_c256:
   one small-map, grouped and dense shape, bf16) for gfx950. Per shape and target: the valid
   candidates of each apt variant (grouped; dense; split_c on maps up to 16x16), likely spillers
@@ -34,31 +34,36 @@ export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --
   hours), where --variant/--dtype filter it. Up-to-date entries are skipped (--check-ir also
   re-emits IR and rebuilds what changed). Then the ELF prune drops spilling and waves_per_eu-twin
   grouped/split_c entries; the kept kernels are printed (problem sets), then a summary.
-  --target all: every target. Exit 1 if any job failed; else exit 2 if a shape has no valid
+  --target all: every target. --shard compiles every n-th job (0-based i; auto reads
+  JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID) without pruning; rocke cache merge folds the shards,
+  then one unsharded run prunes. Exit 1 if any job failed; else exit 2 if a shape has no valid
   candidate on a target (conv-direct's decisive reason on stderr; a single such problem compiles nothing).
   ${PROBLEM_USAGE.replace(/\n/g, '\n  ')}
   ${PROBLEM_SET_USAGE.replace(/\n/g, '\n  ')}`;
 
 const GRIDS = ['problems', 'aot'] as const;
 
+const COMPILE_ALL_OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...PROBLEM_OPTIONS,
+  ...PROBLEM_SET_OPTIONS,
+  grid: { type: 'string' },
+  target: { type: 'string', multiple: true },
+  family: { type: 'string', multiple: true },
+  variant: { type: 'string', multiple: true },
+  dtype: { type: 'string', multiple: true },
+  cap: { type: 'string' },
+  limit: { type: 'string' },
+  jobs: { type: 'string' },
+  shard: { type: 'string' },
+  'no-prune': { type: 'boolean' },
+  'check-ir': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+} as const;
+
 /** `rocke compile-all`. */
 export async function compileAllCommand(argv: readonly string[], io: CliIo, deps: CliDeps): Promise<number> {
-  const { values } = parse('compile-all', () => parseArgs({ args: [...argv], options: {
-    ...COMMON_OPTIONS,
-    ...PROBLEM_OPTIONS,
-    ...PROBLEM_SET_OPTIONS,
-    grid: { type: 'string' },
-    target: { type: 'string', multiple: true },
-    family: { type: 'string', multiple: true },
-    variant: { type: 'string', multiple: true },
-    dtype: { type: 'string', multiple: true },
-    cap: { type: 'string' },
-    limit: { type: 'string' },
-    jobs: { type: 'string' },
-    'no-prune': { type: 'boolean' },
-    'check-ir': { type: 'boolean' },
-    quiet: { type: 'boolean' },
-  }, strict: true, allowPositionals: false }));
+  const { values } = parse('compile-all', () => parseArgs({ args: [...argv], options: COMPILE_ALL_OPTIONS, strict: true, allowPositionals: false }));
   if (values.help) {
     io.stdout(`${COMPILE_ALL_USAGE}\n`);
     return 0;
@@ -118,6 +123,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     ...(!set && variants.length ? { variants } : {}),
     ...(!set && dtypes.length ? { dtypes } : {}),
     ...(limit !== undefined ? { limit } : {}),
+    ...(values.shard !== undefined ? { shard: shardFrom(values.shard, io)! } : {}),
     ...(values['check-ir'] ? { checkIr: true } : {}),
     ...(progress ? { progress } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
@@ -237,7 +243,7 @@ function formatSummary(report: CompileAllReport, wanted: readonly string[], targ
     ['cached', report.cached, 'up to date, skipped'],
     ['failed', report.failed.length, report.failed.length ? 'see below' : ''],
     ...(report.aborted ? [['aborted', report.aborted, 'interrupted before they finished; prune step skipped'] as [string, number, string]] : []),
-    ['pruned', report.pruned.length, !report.pruneApplied ? 'prune step off' : report.aborted ? 'prune step skipped (aborted)' : pruned.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing to drop'],
+    ['pruned', report.pruned.length, !report.pruneApplied ? (report.shard ? `shard ${report.shard.index}/${report.shard.count}: prune after rocke cache merge` : 'prune step off') : report.aborted ? 'prune step skipped (aborted)' : pruned.map(([r, n]) => `${r} ${n}`).join(', ') || 'nothing to drop'],
     ...(kept === null ? [] : [['kept', kept, 'listed above'] as [string, number, string]]),
     ['time', formatDuration(report.durationMs), `${report.jobs} jobs, ${flavor}`],
   ];

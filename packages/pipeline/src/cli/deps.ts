@@ -1,4 +1,5 @@
 import type { BenchRequest, RunRequest } from '../bench/requests.js';
+import type { TuneLine } from '../bench/tune.js';
 import type { Family, Pruner } from '../compile/family.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import type { JsonValue } from '../hash.js';
@@ -18,6 +19,8 @@ export interface CliDeps {
   pruner(): Pruner | null;
   /** `rocke bench`: times and verifies candidates on a GPU and returns JSON rows (see bench-report). */
   bench?: (request: BenchRequest, io: CliIo) => Promise<{ rows: JsonValue[]; failures: number }>;
-  /** `rocke run`: runs the conv on a GPU with the best cached kernel and returns y. */
+  /** `rocke tune`: benchmarks and verifies on a GPU, writes the winners as tuning records beside the kernels. */
+  tune?: (request: BenchRequest, io: CliIo) => Promise<{ lines: TuneLine[]; failures: number }>;
+  /** `rocke run`: runs the conv on a GPU through openConv (tuning record, else the ranker) and returns y. */
   runConv?: (request: RunRequest, io: CliIo) => Promise<NpyArray>;
 }

@@ -8,6 +8,8 @@ import { compileAllCommand, COMPILE_ALL_USAGE } from './compile-all-command.js';
 import { planCommand, PLAN_USAGE } from './plan-command.js';
 import { reportCommand, REPORT_USAGE } from './report-command.js';
 import { runCommand, RUN_USAGE } from './run-command.js';
+import { tuneCommand, TUNE_USAGE } from './tune-command.js';
+import { catalogCommand, CATALOG_USAGE } from './catalog-command.js';
 import { defaultDeps } from './wiring.js';
 
 declare const __PACKAGE_VERSION__: string;
@@ -24,6 +26,10 @@ ${PLAN_USAGE}
 ${BENCH_PREP_USAGE}
 
 ${BENCH_USAGE}
+
+${TUNE_USAGE}
+
+${CATALOG_USAGE}
 
 ${RUN_USAGE}
 
@@ -91,6 +97,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo(), dep
         return await benchPrepCommand(rest, io, d);
       case 'bench':
         return await benchCommand(rest, io, d);
+      case 'catalog':
+        return catalogCommand(rest, io);
+      case 'tune':
+        return await tuneCommand(rest, io, d);
       case 'run':
         return await runCommand(rest, io, d);
       case 'report':

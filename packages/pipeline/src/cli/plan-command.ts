@@ -1,7 +1,9 @@
 import {
+  benchVariants,
   candidateCoverage,
+  chooseConv,
   chooseGroupMerge,
-  defaultVariant,
+  type ConvChoice,
   kernelName,
   plan,
   problemCandidates,
@@ -12,7 +14,9 @@ import {
   type Spec,
   type Variant,
 } from '@rocke/conv-direct';
+import { problemJson } from '../api/kernel-source.js';
 import type { CacheEntry, KernelCache } from '../cache/cache.js';
+import { RecordIntegrityError, RecordStore } from '../cache/records.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
 import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
@@ -23,11 +27,12 @@ import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } f
 
 export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise] [--kernel NAME] [--json]
   Lists the valid candidates for the problem and the launch plan of the chosen one (no GPU needed).
-  Chosen: --kernel NAME if given, else the first valid candidate compiled in the cache and not
-  pruned, else the first valid candidate (none is timed: rocke bench ranks by measured time);
-  grouped specs get the merge degree of conv-direct's merge planner. With a problem set or
-  --target all: one row per shape and target (valid candidates, chosen kernel, or the decisive
-  reason when none is valid). Exit 2 when a shape has no valid candidate or cannot be planned.
+  Chosen (nothing is timed): --kernel NAME if given; else the tuning record of the problem on the
+  target in the cache's records/ (rocke tune); else the ranker, a cost model fitted on H200 bench
+  rows, over the kernels compiled in the cache (every valid candidate when none is). explain says
+  which and why; --json carries "chosenBy": "record" | "ranker" ("kernel" for --kernel). With a
+  problem set or --target all: one row per shape and target (chosen kernel and chosenBy, or the
+  decisive reason when none is valid). Exit 2 when a shape has no valid candidate or cannot be planned.
   ${PROBLEM_USAGE}
   ${PROBLEM_SET_USAGE}`;
 
@@ -36,14 +41,26 @@ export interface PlanReport {
   problem: Problem;
   label: string;
   target: string;
+  /** The problem's main variant and every variant weighed (the bench's, or --variant). */
   variant: Variant;
+  variants: Variant[];
   candidates: { raw: number; valid: number; rejected: number; duplicates: number };
   validKernels: string[];
   /** Valid kernels with an unpruned cache entry for this target, and those compile-all pruned (name → reason). */
   cachedKernels: string[];
   prunedKernels: Record<string, string>;
   rejectedReasons: { reason: string; count: number }[];
-  chosen: { kernelName: string; rule: string; spec: Spec; mergeExplain: readonly string[]; plan: LaunchPlan } | null;
+  chosen: {
+    kernelName: string;
+    /** `record`: the tuning record of this problem on this arch; `ranker`: the cost model; `kernel`: --kernel. */
+    chosenBy: 'record' | 'ranker' | 'kernel';
+    rule: string;
+    explain: readonly string[];
+    spec: Spec;
+    splits?: number;
+    mergeExplain: readonly string[];
+    plan: LaunchPlan;
+  } | null;
   /** Why nothing was chosen: no valid candidate (conv-direct's decisive reason), or the plan failed. */
   note: string | null;
 }
@@ -57,57 +74,92 @@ export interface PlanOptions {
   cacheEntries?: readonly CacheEntry[];
 }
 
+/** Kernels of the cache for `target` among `valid`: compiled (blob intact) and pruned (name → reason). */
+function cacheState(options: PlanOptions, target: string, valid: ReadonlySet<string>): { cached: Set<string>; pruned: Record<string, string> } {
+  const cached = new Set<string>();
+  const pruned: Record<string, string> = {};
+  if (!options.cache) return { cached, pruned };
+  for (const e of options.cacheEntries ?? options.cache.listEntries().entries) {
+    if (e.identity.family !== CONV_DIRECT_FAMILY || e.identity.target !== target || !valid.has(e.kernelName)) continue;
+    if (e.pruned) pruned[e.kernelName] = e.pruned.reason;
+    else if (options.cache.checkBlob(e.code).ok) cached.add(e.kernelName);
+  }
+  return { cached, pruned };
+}
+
+type Chosen = Omit<ConvChoice, 'chosenBy'> & { chosenBy: 'record' | 'ranker' | 'kernel' };
+
+/**
+ * The kernel for a problem: --kernel if given, else conv-direct's chooser — the tuning record for
+ * (target, problem) in the cache's records if it still validates, else the ranker over the kernels
+ * compiled in the cache (every unpruned valid one when none is). Nothing is timed.
+ */
+function choose(problem: Problem, target: TargetName, variants: Variant[], specs: readonly Spec[], state: { cached: ReadonlySet<string>; pruned: Record<string, string> }, options: PlanOptions): Chosen | { reason: string } {
+  if (options.kernel !== undefined) {
+    const spec = specs.find((s) => kernelName(s) === options.kernel);
+    if (!spec) throw new UsageError(`kernel ${options.kernel} is not a valid ${variants.join('/')} candidate for ${problemLabel(problem)} on ${target}`);
+    return { spec, kernelName: options.kernel, chosenBy: 'kernel', explain: ['--kernel'] };
+  }
+  let record;
+  try {
+    record = options.cache ? new RecordStore(options.cache.root).lookup(CONV_DIRECT_FAMILY, target, problemJson(problem)) : undefined;
+  } catch (err) {
+    if (!(err instanceof RecordIntegrityError)) throw err;
+  }
+  const { cached, pruned } = state;
+  return chooseConv(problem, target, {
+    variants,
+    available: cached.size ? (n) => cached.has(n) : (n) => !(n in pruned),
+    ...(record ? { record: { spec: record.choice.spec, launch: record.choice.launch, timeMs: record.timeMs, device: record.device.name, date: record.date } } : {}),
+  });
+}
+
 /** Candidates and the chosen plan for one problem on one target. */
 export function planProblem(problem: Problem, target: TargetName, options: PlanOptions = {}): PlanReport {
-  const variant: Variant = options.variant ?? defaultVariant(problem);
-  const set = problemCandidates(problem, target, { variant });
+  const variants: Variant[] = options.variant ? [options.variant] : benchVariants(problem);
+  const sets = variants.map((variant) => problemCandidates(problem, target, { variant }));
   const reasons = new Map<string, number>();
-  for (const r of set.rejected) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
-  const validKernels = set.valid.map((s) => kernelName(s));
-  const cached = new Set<string>();
-  const prunedKernels: Record<string, string> = {};
-  if (options.cache) {
-    const valid = new Set(validKernels);
-    for (const e of options.cacheEntries ?? options.cache.listEntries().entries) {
-      if (e.identity.family !== CONV_DIRECT_FAMILY || e.identity.target !== target || !valid.has(e.kernelName)) continue;
-      if (e.pruned) prunedKernels[e.kernelName] = e.pruned.reason;
-      else if (options.cache.checkBlob(e.code).ok) cached.add(e.kernelName);
-    }
-  }
-  const cachedKernels = validKernels.filter((k) => cached.has(k));
+  for (const r of sets.flatMap((s) => s.rejected)) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
+  const sum = (f: (s: (typeof sets)[number]) => number) => sets.reduce((n, s) => n + f(s), 0);
+  const specs = sets.flatMap((s) => s.valid);
+  const validKernels = specs.map((s) => kernelName(s));
+  const state = cacheState(options, target, new Set(validKernels));
   const base = {
     problem,
     label: problemLabel(problem),
     target,
-    variant,
-    candidates: { raw: set.raw, valid: set.valid.length, rejected: set.rejected.length, duplicates: set.duplicates },
+    variant: variants[0]!,
+    variants,
+    candidates: { raw: sum((s) => s.raw), valid: sum((s) => s.valid.length), rejected: sum((s) => s.rejected.length), duplicates: sum((s) => s.duplicates) },
     validKernels,
-    cachedKernels,
-    prunedKernels,
+    cachedKernels: validKernels.filter((k) => state.cached.has(k)),
+    prunedKernels: state.pruned,
     rejectedReasons: [...reasons].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1)),
   };
-  let spec: Spec | undefined;
-  let rule: string;
-  if (options.kernel !== undefined) {
-    spec = set.valid.find((s) => kernelName(s) === options.kernel);
-    if (!spec) throw new UsageError(`kernel ${options.kernel} is not a valid ${variant} candidate for ${base.label} on ${target}`);
-    rule = '--kernel';
-  } else if (cachedKernels.length) {
-    spec = set.valid.find((s) => kernelName(s) === cachedKernels[0]);
-    rule = 'first valid candidate compiled in the cache (grid order); not timed, rocke bench ranks by measured time';
-  } else {
-    spec = set.valid.find((s) => !(kernelName(s) in prunedKernels));
-    rule = 'first valid candidate in grid order (none compiled in the cache); not timed, rocke bench ranks by measured time';
+  const choice = choose(problem, target, variants, specs, state, options);
+  if ('reason' in choice) {
+    if (specs[0]) {
+      try {
+        plan(specs[0], problem, target);
+      } catch (err) {
+        return { ...base, chosen: null, note: `planning ${kernelName(specs[0])} failed: ${(err as Error).message}` };
+      }
+    }
+    const coverage = candidateCoverage(sets[0]!, target, variants[0]!).reason;
+    return { ...base, chosen: null, note: specs.length === 0 && coverage ? coverage : choice.reason };
   }
-  if (!spec) return { ...base, chosen: null, note: candidateCoverage(set, target, variant).reason ?? `every valid ${variant} candidate on ${target} was pruned` };
+  let spec = choice.spec;
   let mergeExplain: readonly string[] = [];
-  if (spec.variant === 'grouped') {
+  if (choice.chosenBy === 'kernel' && spec.variant === 'grouped') {
     const merge = chooseGroupMerge(spec, problem);
     spec = merge.spec;
     mergeExplain = merge.explain;
   }
+  const splits = choice.splits;
   try {
-    return { ...base, chosen: { kernelName: kernelName(spec), rule, spec, mergeExplain, plan: plan(spec, problem, target) }, note: null };
+    const p = plan(spec, problem, target, splits === undefined ? {} : { splits });
+    const rule = choice.explain[choice.explain.length - 1]!;
+    return { ...base, chosen: { kernelName: kernelName(spec), chosenBy: choice.chosenBy, rule, explain: choice.explain, spec, ...(splits !== undefined ? { splits } : {}), mergeExplain, plan: p }, note: null };
   } catch (err) {
     return { ...base, chosen: null, note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
   }
@@ -121,6 +173,10 @@ export interface PlanRow {
   variant: Variant;
   valid: number;
   chosen: string | null;
+  /** How the kernel was chosen (null when none was). */
+  chosenBy: 'record' | 'ranker' | 'kernel' | null;
+  splits: number | null;
+  explain: readonly string[];
   /** Why nothing was chosen (the decisive reason when no candidate is valid); null when one was. */
   reason: string | null;
 }
@@ -152,13 +208,21 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   for (const { name, problem } of input.problems) {
     for (const target of targets) {
       const r = planProblem(problem, target, { ...planOptions, cacheEntries });
-      rows.push({ name, label: r.label, target, variant: r.variant, valid: r.candidates.valid, chosen: r.chosen?.kernelName ?? null, reason: r.note });
+      const c = r.chosen;
+      rows.push({ name, label: r.label, target, variant: r.variant, valid: r.candidates.valid, chosen: c?.kernelName ?? null, chosenBy: c?.chosenBy ?? null, splits: c?.plan.splits ?? null, explain: c?.explain ?? [], reason: r.note });
     }
   }
   if (values.json) printJson(io, { rows, note: input.note });
   else {
     if (input.note) io.stdout(`${input.note}\n`);
-    io.stdout(formatTable(['shape', 'target', 'variant', 'valid', 'chosen / reason'], rows.map((r) => [r.name, r.target, r.variant, r.valid, r.chosen ?? r.reason ?? '']), ['left', 'left', 'left', 'right', 'left']));
+    io.stdout(
+      formatTable(
+        ['shape', 'target', 'variant', 'valid', 'chosen by', 'chosen / reason'],
+        rows.map((r) => [r.name, r.target, r.variant, r.valid, r.chosenBy ?? '-', r.chosen ? `${r.chosen}${r.splits ? ` splits ${r.splits}` : ''}` : (r.reason ?? '')]),
+        ['left', 'left', 'left', 'right', 'left', 'left'],
+      ),
+    );
+    io.stdout(`${rows.filter((r) => r.chosen).length} of ${rows.length} planned (${rows.filter((r) => r.chosenBy === 'record').length} from tuning records)\n`);
   }
   const failed = rows.filter((r) => r.chosen === null);
   if (failed.length === 0) return 0;
@@ -175,7 +239,7 @@ function planOne(io: CliIo, report: PlanReport, json: boolean): number {
   }
   const c = report.candidates;
   const target = report.target;
-  io.stdout(`${report.label} on ${target}, variant ${report.variant}\n`);
+  io.stdout(`${report.label} on ${target}, variant${report.variants.length > 1 ? 's' : ''} ${report.variants.join(', ')}\n`);
   io.stdout(`candidates: ${c.valid} valid, ${c.rejected} rejected, ${c.duplicates} duplicates (of ${c.raw} in the grid)\n`);
   io.stdout(`cache: ${report.cachedKernels.length} of the valid kernels compiled, ${Object.keys(report.prunedKernels).length} pruned\n`);
   if (report.rejectedReasons.length) {
@@ -183,7 +247,8 @@ function planOne(io: CliIo, report: PlanReport, json: boolean): number {
   }
   if (!report.chosen) throw new UsageError(report.note ?? 'no plan');
   const p = report.chosen.plan;
-  io.stdout(`\nchosen: ${report.chosen.kernelName} (${report.chosen.rule})\n`);
+  io.stdout(`\nchosen by ${report.chosen.chosenBy}: ${report.chosen.kernelName}\n`);
+  for (const line of report.chosen.explain) io.stdout(`  ${line}\n`);
   io.stdout(`workspace ${formatBytes(p.workspaceBytes)}${p.splits !== undefined ? `, splits ${p.splits}` : ''}${report.chosen.spec.variant === 'grouped' ? `, group_merge ${report.chosen.spec.group_merge}` : ''}\n`);
   io.stdout(
     formatTable(

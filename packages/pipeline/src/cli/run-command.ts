@@ -7,16 +7,20 @@ import { UsageError } from '../io.js';
 import { writeNpy, type NpyArray } from '../npy.js';
 import { EPILOGUE_OPTIONS, EPILOGUE_USAGE, epilogueFrom } from './epilogue-args.js';
 import { problemFromValues } from './problem-input.js';
-import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
+import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
 export const RUN_USAGE = `rocke run --x x.npy --w w.npy --out y.npy [--stride 1] [--pad same] [--dilation 1] [--groups G]
-          [--dtype fp16|bf16] [--miopen "..."] [--device gpu|cpu] [--target T] [--json]
+          [--dtype fp16|bf16] [--miopen "..."] [--device gpu|cpu] [--target T] [--tune] [--repeat N] [--json]
   x is NHWC [N, H, W, C], w is KRSC [K, R, S, C/groups]; the problem's sizes come from their shapes
   (groups = C / w's last dim unless given), or from --miopen, which must then agree with them.
   y is written NHWK [N, Ho, Wo, K]. fp16 tensors are <f2 arrays; bf16 tensors are <u2 arrays holding
   the raw bf16 bits (NumPy has no bfloat16: save t.view(torch.uint16)); the dtype follows from them.
   <f4 inputs need --dtype and are rounded to it (nearest-even).
-  --device gpu (default) runs the best cached kernel; --device cpu runs @rocke/reference.
+  --device gpu (default) runs through openConv over --cache-dir: the problem's tuning record on this
+  GPU if there is one (nothing is timed), else the ranker's choice among the compiled kernels;
+  --tune first times and verifies the candidates and records the winner (rocke tune); --repeat N
+  calls run() N times and reports the host time per call.
+  --device cpu runs @rocke/reference.
 ${EPILOGUE_USAGE}
   Fused epilogues run on --device cpu for now (the GPU cache holds bare kernels only).`;
 
@@ -106,6 +110,8 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
         device: { type: 'string' },
         target: { type: 'string' },
         ...EPILOGUE_OPTIONS,
+        tune: { type: 'boolean' },
+        repeat: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -144,8 +150,13 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
       return 1;
     }
     const target = targetsFrom(values.target)?.[0] ?? null;
+    if (values.tune) {
+      if (!deps.tune) throw new Error('no GPU tuner is wired into this build');
+      const tuned = await deps.tune({ problems: [{ name: 'run', problem, cls: null }], target, verify: true, vsCudnn: false, warmup: 3, iters: 20, cacheDir: cacheFrom(values, io).root }, io);
+      if (tuned.failures) throw new Error(`tuning failed: ${tuned.lines.map((l) => l.reason ?? '').join('; ')}`);
+    }
     y = await deps.runConv(
-      { problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
+      { ...(values.repeat !== undefined ? { repeat: positiveInt('repeat', values.repeat, 1) } : {}), problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
       io,
     );
     const want = [problem.N, Ho, Wo, problem.K];

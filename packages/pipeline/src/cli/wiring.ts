@@ -3,7 +3,9 @@ import { elfPrunePruner } from '../compile/elf-prune-pruner.js';
 import { axpyFamily } from '../compile/families/axpy.js';
 import { convDirectFamily } from '../compile/families/conv-direct.js';
 import { splitReduceFamily } from '../compile/families/split-reduce.js';
-import { gpuBench, gpuRunConv } from '../bench/gpu-bench.js';
+import { gpuRunConv } from '../api/run-conv.js';
+import { gpuBench } from '../bench/gpu-bench.js';
+import { gpuTune } from '../bench/tune.js';
 import { LlvmToolchain } from '../compile/llvm-toolchain.js';
 
 /**
@@ -11,8 +13,9 @@ import { LlvmToolchain } from '../compile/llvm-toolchain.js';
  * - `families`: conv-direct (`direct_fwd`: dense, split_c and grouped; its AOT grid serves
  *   `compile-all --grid aot`, a problem set replaces it with `problemSetFamily`) and split-reduce
  *   (`direct_fwd_helper`) are wired and are the default set;
- * - `bench` / `runConv`: src/gpu (hip-runtime launches timed with device events, verified with
- *   @rocke/reference, kernels from `--cache-dir`: a bench-prep manifest or a compile cache).
+ * - `bench` / `tune`: bench/ (hip-runtime launches timed with device events, verified with
+ *   @rocke/reference, kernels from `--cache-dir`: a bench-prep manifest or a compile cache;
+ *   tune writes tuning records beside them); `runConv`: api/ (openConv: record, else ranker).
  * `axpy` is the hand-written smoke family, selectable by name but never part of the default set.
  */
 export function defaultDeps(): CliDeps {
@@ -23,5 +26,6 @@ export function defaultDeps(): CliDeps {
     pruner: () => elfPrunePruner(),
     bench: (request, io) => gpuBench(request, io),
     runConv: (request, io) => gpuRunConv(request, io),
+    tune: (request, io) => gpuTune(request, io),
   };
 }

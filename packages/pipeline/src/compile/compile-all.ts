@@ -6,6 +6,7 @@ import { recordMismatch } from './record-check.js';
 import { sha256Hex } from '../hash.js';
 import type { KernelCompiler, TargetName } from './llvm-toolchain.js';
 import { runPool } from '../pool.js';
+import { inShard, type Shard } from './shard.js';
 
 /** Where a job failed. */
 export type FailureStage = 'candidates' | 'build' | 'compile' | 'facts' | 'prune';
@@ -50,6 +51,11 @@ export interface CompileAllOptions {
   checkIr?: boolean;
   /** Applied after compiling; without it nothing is pruned and the report says so. */
   pruner?: Pruner | null;
+  /**
+   * Only this shard of the jobs (sorted by cache id, every count-th from index). A sharded run does
+   * not prune: twins may sit in other shards; after `rocke cache merge`, one unsharded run prunes.
+   */
+  shard?: Shard;
   /** Concurrent compiles; default: the number of cores. */
   jobs?: number;
   progress?: CompileAllProgress;
@@ -76,8 +82,10 @@ export interface CompileAllReport {
   pruned: PruneDecision[];
   /** Count of pruned entries per reason, reasons sorted. */
   prunedByReason: Record<string, number>;
-  /** False when no pruner was given. */
+  /** False when no pruner was given, or the run was one shard of several. */
   pruneApplied: boolean;
+  /** The shard this run compiled, when sharded. */
+  shard?: Shard;
   /** Why each rebuilt entry was rebuilt, by cause. */
   rebuiltByCause: Record<string, number>;
   jobs: number;
@@ -130,7 +138,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
   options.cache.ensure();
 
   const state: RunState = { options, pruner: options.pruner ?? null, failed: [], counts: { compiled: 0, rebuilt: 0, cached: 0 }, rebuiltByCause: {}, runEntries: new Map() };
-  const queue = enumerateJobs(options, limit, state.failed);
+  const sharded = options.shard !== undefined && options.shard.count > 1;
+  const queue = inShard(enumerateJobs(options, limit, state.failed), (j) => j.id, options.shard);
   options.progress?.start?.(queue.length);
   const results = await runPool(queue, jobs, (job) => runJob(job, state), options.signal);
   let aborted = 0;
@@ -146,8 +155,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     }
   }
   const ordered = [...state.runEntries.values()].sort((a, b) => cmpStr(a.id, b.id));
-  // An aborted run saw only part of the entries: twins may be missing, so prune nothing.
-  const pruned = state.pruner && ordered.length > 0 && aborted === 0 ? applyPrune(state.pruner, options.cache, ordered, state.failed) : [];
+  // An aborted or sharded run saw only part of the entries: twins may be missing, so prune nothing.
+  const pruned = state.pruner && !sharded && ordered.length > 0 && aborted === 0 ? applyPrune(state.pruner, options.cache, ordered, state.failed) : [];
   // Jobs finish in any order; sort so the report is deterministic.
   state.failed.sort((a, b) => cmpStr(failureKey(a), failureKey(b)));
   const prunedByReason: Record<string, number> = {};
@@ -159,7 +168,8 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     failed: state.failed,
     pruned,
     prunedByReason,
-    pruneApplied: state.pruner !== null,
+    pruneApplied: state.pruner !== null && !sharded,
+    ...(sharded ? { shard: options.shard } : {}),
     rebuiltByCause: state.rebuiltByCause,
     jobs,
     durationMs: performance.now() - started,

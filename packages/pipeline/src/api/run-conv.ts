@@ -1,0 +1,42 @@
+import { problemGeometry } from '@rocke/conv-direct';
+import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
+import type { RunRequest } from '../bench/requests.js';
+import type { CliIo } from '../io.js';
+import type { NpyArray } from '../npy.js';
+import { openConv } from './open-conv.js';
+
+/**
+ * `rocke run` on a GPU (the CLI's `deps.runConv`): opens the conv with {@link openConv} over the
+ * kernels and tuning records of `--cache-dir` (a record hit times nothing; else the ranker
+ * chooses), runs it once on the given x and w, and returns y.
+ */
+export async function gpuRunConv(request: RunRequest, io: CliIo, options: { binding?: NativeBinding | string } = {}): Promise<NpyArray> {
+  const device = openDevice(options.binding ? { binding: options.binding } : {});
+  try {
+    if (request.target && device.info.arch !== request.target) throw new Error(`the device is ${device.info.name} (${device.info.arch}), not ${request.target}`);
+    const conv = openConv(request.problem, { device, cache: request.cacheDir });
+    try {
+      io.stderr(`rocke run: ${conv.choice.kernelName}${conv.choice.splits !== undefined ? ` splits ${conv.choice.splits}` : ''} (chosen by ${conv.choice.chosenBy})\n`);
+      for (const line of conv.choice.explain) io.stderr(`  ${line}\n`);
+      const g = problemGeometry(request.problem);
+      const x = device.upload(request.x.data);
+      const w = device.upload(request.w.data);
+      const y = device.alloc(g.yBytes);
+      const repeat = request.repeat ?? 1;
+      conv.run(x, w, y);
+      device.synchronize();
+      if (repeat > 1) {
+        const t0 = performance.now();
+        for (let i = 1; i < repeat; i++) conv.run(x, w, y);
+        const hostUs = ((performance.now() - t0) * 1000) / (repeat - 1);
+        device.synchronize();
+        io.stderr(`rocke run: host time per run() call ${hostUs.toFixed(2)} us over ${repeat - 1} calls (enqueue only; ${conv.plan.launches.length} conv launch(es)${conv.plan.reduce?.length ? ' + reduce' : ''} each, no timing)\n`);
+      }
+      return { dtype: request.x.dtype, shape: [request.problem.N, g.Ho, g.Wo, request.problem.K], data: y.read(new Uint16Array(g.yBytes / 2)) };
+    } finally {
+      conv.close();
+    }
+  } finally {
+    device.close();
+  }
+}

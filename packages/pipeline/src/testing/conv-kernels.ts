@@ -1,0 +1,58 @@
+// Test helper: a kernels directory (bench manifest + blobs) of a small conv problem with fake
+// kernel bodies for hip-runtime's fake binding, and the tuning record a tune would write for it.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kernelName, problemCandidates, type Problem, type Spec } from '@rocke/conv-direct';
+import type { FakeKernel } from '@rocke/hip-runtime/testing';
+import { helperSpecs, kernelName as reduceName } from '@rocke/split-reduce';
+import { problemJson } from '../api/kernel-source.js';
+import { fakeConvKernel, fakeReduceKernel } from '../bench/fake-kernels.js';
+import { BENCH_MANIFEST, parseBenchManifest } from '../bench/manifest.js';
+import { KernelCache } from '../cache/cache.js';
+import { recordKey, RECORD_SCHEMA_VERSION, type TuningRecord } from '../cache/records.js';
+
+export const PROBLEM: Problem = { N: 2, H: 6, W: 6, C: 32, K: 16, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
+export const BAKED = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dtype: 'bf16' as const };
+
+/** A kernels directory (bench manifest + blobs) with two dense and one split_c candidate, plus the helpers. */
+export function kernelsDir(broken?: string): { dir: string; dense: [Spec, Spec]; split: Spec; kernels: Record<string, FakeKernel | null> } {
+  const dir = mkdtempSync(join(tmpdir(), 'rocke-open-conv-'));
+  const blobs = new KernelCache(dir).ensure();
+  const dense = problemCandidates(PROBLEM, 'sm_90').valid.slice(0, 2) as [Spec, Spec];
+  const split = problemCandidates(PROBLEM, 'sm_90', { variant: 'split_c' }).valid[0]!;
+  const code = (text: string) => ({ ...blobs.putBlob(text), kind: 'cubin' as const });
+  const candidates = [...dense, split].map((spec) => ({ kernelName: kernelName(spec), variant: spec.variant, spec: { ...spec }, code: code(`cubin of ${kernelName(spec)}`), score: 1 }));
+  const helpers = helperSpecs('sm_90').map((spec) => ({ kernelName: reduceName(spec), spec: { ...spec }, code: code(`cubin of ${reduceName(spec)}`) }));
+  const manifest = parseBenchManifest({
+    format: 1, target: 'sm_90', cap: 40, toolchain: 'test',
+    shapes: [{ name: 'small', cls: 'small-map', problem: { ...PROBLEM }, candidates, available: { dense: 2, split_c: 1 }, notes: [] }],
+    helpers,
+  });
+  writeFileSync(join(dir, BENCH_MANIFEST), JSON.stringify(manifest));
+  const kernels: Record<string, FakeKernel | null> = {};
+  for (const s of dense) kernels[kernelName(s)] = fakeConvKernel('dense', BAKED, kernelName(s) === broken ? 8 : 0);
+  kernels[kernelName(split)] = fakeConvKernel('split_c', BAKED);
+  for (const h of helperSpecs('sm_90')) kernels[reduceName(h)] = fakeReduceKernel(h.dtype);
+  return { dir, dense, split, kernels };
+}
+
+/** The record a tune would write for PROBLEM choosing `spec`. */
+export function recordFor(spec: Spec, splits?: number): TuningRecord {
+  const problem = problemJson(PROBLEM);
+  return {
+    schema: RECORD_SCHEMA_VERSION,
+    key: recordKey('direct_fwd', 'sm_90', problem),
+    family: 'direct_fwd',
+    arch: 'sm_90',
+    problem,
+    choice: { kernelName: kernelName(spec), spec: { ...spec }, launch: splits === undefined ? {} : { splits }, code: null },
+    timeMs: 0.01,
+    runnersUp: [],
+    verified: { mode: 'full' },
+    device: { name: 'fake device', driver: '13000' },
+    toolchain: 'test',
+    date: '2026-12-03T00:00:00.000Z',
+  };
+}
+
