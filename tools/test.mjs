@@ -22,8 +22,9 @@ for (const p of packages) {
   if (!existsSync(reportOf(p))) { missing.push(p); continue; }
   const report = JSON.parse(readFileSync(reportOf(p), 'utf8'));
   passed += report.numPassedTests;
-  // A suite that fails to load counts as a failure even though it holds no test results.
-  failed += report.numFailedTests + report.testResults.filter((s) => s.status === 'failed' && s.assertionResults.length === 0).length;
+  // A suite that fails without a failed test (it did not load, or a beforeAll hook failed and its
+  // tests were skipped) counts as one failure.
+  failed += report.numFailedTests + report.testResults.filter((s) => s.status === 'failed' && !s.assertionResults.some((a) => a.status === 'failed')).length;
 }
 if (missing.length) console.log(`no test report from: ${missing.join(', ')}`);
 

@@ -17,6 +17,8 @@ export function packageTestConfig(packageDir, test = {}) {
       watch: false,
       restoreMocks: true,
       testTimeout: 60_000,
+      // beforeAll hooks compile fixtures with LLVM; on a loaded 2-core machine that outlasts the 10 s default.
+      hookTimeout: 60_000,
       reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
       ...test,
     },
