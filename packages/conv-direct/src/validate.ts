@@ -64,6 +64,7 @@ function validateSpecOnly(s: Spec): string | null {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
   if (s.epilogue && isBareEpilogue(s.epilogue)) return 'epilogue: a bare epilogue (act none, no bias, no residual) is written by leaving the field out';
+  if (s.epilogue && s.k_tail) return 'epilogue: output-channel tail stores (k_tail) do not fuse an epilogue yet';
   if (s.epilogue && s.variant === 'split_c') {
     return "epilogue: split_c writes fp32 partial sums; its epilogue runs in the split-reduce pass after the fold (give it to the reduce's spec)";
   }

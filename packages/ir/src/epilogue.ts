@@ -10,7 +10,8 @@
  * {@link epilogueKernargs} for each family's kernarg table.
  *
  * Only what every target lowers: fmul/fadd/fdiv, fcmp/select, llvm.maxnum/minnum and llvm.exp2
- * (v_exp_f32 on gfx9, ex2.approx.f32 on sm_90). The smooth activations are written with exp2 alone:
+ * (v_exp_f32 on gfx9, ex2.approx.f32 on sm_90); the divisions carry `arcp afn` (v_rcp_f32 + mul,
+ * div.approx.f32), as approximate as the exp2. The smooth activations are written with exp2 alone:
  *   sigmoid(z) = 1 / (1 + 2^(-z log2 e))       silu(z) = z / (1 + 2^(-z log2 e))
  *   gelu(z)    = z / (1 + 2^(z (k1 + k2 z^2)))  (the tanh form: 0.5 (1 + tanh u) = 1 / (1 + e^(-2u)),
  *                                                u = sqrt(2/pi) (z + 0.044715 z^3), k1 = -2 log2(e) sqrt(2/pi), k2 = 0.044715 k1)
@@ -85,6 +86,11 @@ export interface EpiloguePosition {
   readonly channel: Value;
   /** Element index in y's view of the run's first value (i32); the residual is read there. */
   readonly element: Value;
+  /**
+   * The run's bias, loaded once by {@link StoreEpilogue.loadBias} where many runs share channels
+   * (a lane's channels repeat over its pixels): saves a load per run and the registers it holds.
+   */
+  readonly bias?: readonly Value[];
 }
 
 /** An epilogue opened in one kernel: its arguments read once, applied at each store. */
@@ -95,6 +101,8 @@ export interface StoreEpilogue {
    * Bias and residual are read as runs at `at` (out-of-range reads give zero, as for the store they feed).
    */
   apply(b: Builder, acc: Value, at: EpiloguePosition): Value;
+  /** The fp32 bias of `n` consecutive channels from `channel`, for {@link EpiloguePosition.bias}; undefined without a bias. */
+  loadBias(b: Builder, channel: Value, n: number): Value[] | undefined;
 }
 
 const LOG2E = Math.LOG2E;
@@ -109,7 +117,7 @@ const MAX_LOAD_BYTES = 16;
  */
 export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' | 'bf16'): StoreEpilogue {
   const outType = dtype === 'bf16' ? bfloat : half;
-  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc };
+  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc, loadBias: () => undefined };
   const bias = e.bias === 'none' ? undefined : { buf: t.globalBuffer(b, b.arg('bias'), b.arg('bias_bytes')), type: e.bias === 'fp32' ? f32 : outType };
   const residual = e.residual ? t.globalBuffer(b, b.arg('residual'), b.arg('residual_bytes')) : undefined;
   const alpha = b.arg('alpha');
@@ -117,10 +125,11 @@ export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' |
   const params = { slope: e.act === 'leaky_relu' ? b.arg('slope') : undefined, lo: e.act === 'clamp' ? b.arg('lo') : undefined, hi: e.act === 'clamp' ? b.arg('hi') : undefined };
   return {
     epilogue: e,
+    loadBias: (bb, channel, n) => (bias ? loadRun(t, bb, bias.buf, channel, bias.type, n) : undefined),
     apply(bb, acc, at) {
       const n = acc.type.kind === 'vector' ? acc.type.count : 1;
       const values = n === 1 ? [acc] : bb.elements(acc);
-      const biasRun = bias ? loadRun(t, bb, bias.buf, at.channel, bias.type, n) : undefined;
+      const biasRun = bias ? (at.bias ?? loadRun(t, bb, bias.buf, at.channel, bias.type, n)) : undefined;
       const residualRun = residual ? loadRun(t, bb, residual, at.element, outType, n) : undefined;
       const out = values.map((v, i) => {
         let z = bb.fmul(v, alpha);
@@ -154,7 +163,10 @@ function activate(b: Builder, act: Activation, z: Value, p: { slope?: Value; lo?
   const min = (x: Value, y: Value | number) => b.intrinsic('llvm.minnum.f32', f32, [x, typeof y === 'number' ? b.f32(y) : y]);
   const exp2 = (x: Value) => b.intrinsic('llvm.exp2.f32', f32, [x]);
   /** num / (1 + 2^power). */
-  const overOnePlusExp2 = (num: Value | number, power: Value) => b.fdiv(typeof num === 'number' ? b.f32(num) : num, b.fadd(exp2(power), 1));
+  // arcp afn: a reciprocal and a multiply (v_rcp_f32; div.approx.f32), within 2 ulp like the exp2
+  // it divides by, instead of IEEE division's scale-and-fixup sequence. 1/inf is 0, so still no NaN.
+  const overOnePlusExp2 = (num: Value | number, power: Value) =>
+    b.floatOp('fdiv', typeof num === 'number' ? b.f32(num) : num, b.fadd(exp2(power), 1), { flags: ['arcp', 'afn'] });
   switch (act) {
     case 'none': return z;
     case 'relu': return max(z, 0);

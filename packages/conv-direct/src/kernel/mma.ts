@@ -777,12 +777,18 @@ class MmaConvBuilder {
       const base = b.add(sliceBase, b.mul(image, args.y_stride_n), 'y.image');
       return { oh, hOk, rowImageK: o.kOffset ? b.add(base, o.kOffset, 'y.image.k') : base };
     };
+    /** With a bias: each lane run's bias, loaded once per m-tile (a run's channels are the same at every pixel). */
+    const channelOf = (mt: number, c: { row: Value }) => {
+      const k = b.add(b.add(kWave, mt * atom.m), c.row);
+      return o.kOffset ? b.add(o.kOffset, k) : k;
+    };
     for (let mt = 0; mt < g.mTilesPerWave; mt++) {
+      const biases = epilogue && spec.epilogue?.bias !== 'none' ? laneRuns.map(({ run, c }) => epilogue.loadBias(b, channelOf(mt, c), run.length)) : undefined;
       for (let row = 0; row < g.rowsPerWave; row++) {
         const { oh, hOk, rowImageK } = rowAt(row);
         for (let cb = 0; cb < g.colBlocks; cb++) {
           const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
-          for (const { run, c } of laneRuns) {
+          for (const [r, { run, c }] of laneRuns.entries()) {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
             const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
             if (spec.k_tail) {
@@ -795,7 +801,7 @@ class MmaConvBuilder {
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
             // The block's channel k is global channel kOffset + k (grouped: the group block's first channel).
-            if (epilogue) val = epilogue.apply(b, val, { channel: o.kOffset ? b.add(o.kOffset, k) : k, element: elem });
+            if (epilogue) val = epilogue.apply(b, val, { channel: o.kOffset ? b.add(o.kOffset, k) : k, element: elem, ...(biases ? { bias: biases[r] } : {}) });
             if (!split) val = b.fptrunc(val, lanes.length === 1 ? outElem : vec(lanes.length, outElem));
             t.globalStore(b, outBuf, off, val, { align: eBytes * run.length });
           }

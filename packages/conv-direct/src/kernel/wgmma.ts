@@ -316,6 +316,8 @@ class WgmmaConvBuilder {
     const lane = b.and(o.tid, 31, 'lane');
     const kThread = b.add(b.add(o.kBase, b.mul(o.wgM, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
     const epilogue = openStoreEpilogue(t, b, spec);
+    // With a bias: each channel pair's bias, loaded once (a thread's channels are the same at every pixel).
+    const biases = epilogue && spec.epilogue?.bias !== 'none' ? Array.from({ length: this.n / 8 }, (_, cb) => epilogue.loadBias(b, b.add(kThread, cb * 8), 2)) : undefined;
     for (let j = 0; j < this.blocksPerGroup; j++) {
       const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
       const n = image ? b.add(o.image, image) : o.image;
@@ -344,7 +346,7 @@ class WgmmaConvBuilder {
           const valid = b.and(pixOk, b.icmp('ult', k, o.K));
           const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
           let pair = b.vector([lo, hi]);
-          if (epilogue) pair = epilogue.apply(b, pair, { channel: k, element: b.add(pixel, k) });
+          if (epilogue) pair = epilogue.apply(b, pair, { channel: k, element: b.add(pixel, k), ...(biases ? { bias: biases[cb] } : {}) });
           t.globalStore(b, outBuf, off, split ? pair : b.fptrunc(pair, vec(2, outElem)), { align: 2 * eBytes });
         }
       }
