@@ -149,6 +149,7 @@ describe('the epilogue field', () => {
     });
     expect(validate(sm90Spec({ variant: 'split_c', epilogue: full }), p)).toMatchObject({ ok: false, reason: expect.stringMatching(/^epilogue: split_c writes fp32 partial sums/) });
     expect(validate({ ...sm90Spec(), epilogue: { ...full, alpha: 2 } }, p)).toMatchObject({ ok: false });
+    expect(validate(sm90Spec({ k_tail: true, epilogue: full }), p)).toEqual({ ok: false, reason: 'epilogue: output-channel tail stores (k_tail) do not fuse an epilogue yet' });
     expect(validate({ ...sm90Spec(), epilogue: { act: 'tanh', bias: 'none', residual: false } }, p)).toMatchObject({ ok: false });
   });
 });
