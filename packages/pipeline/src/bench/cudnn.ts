@@ -37,7 +37,7 @@ export function parseCudnnRows(input: unknown): Map<string, number> {
 }
 
 /** Where the baseline script is: $ROCKE_CUDNN_BASELINE, else beside the running CLI, else packages/pipeline/device/ under cwd. */
-export function findCudnnScript(env: NodeJS.ProcessEnv, cwd: string, entry = process.argv[1]): string | undefined {
+export function findCudnnScript(env: Readonly<Record<string, string | undefined>>, cwd: string, entry = process.argv[1]): string | undefined {
   const candidates = [
     env['ROCKE_CUDNN_BASELINE'],
     entry ? join(dirname(resolve(entry)), CUDNN_SCRIPT) : undefined,

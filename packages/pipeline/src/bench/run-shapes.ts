@@ -42,7 +42,7 @@ export function failedShape(want: BenchRequest['problems'][number], reason: stri
   return { name: want.name, cls: want.cls, problem: want.problem, status: 'failed', reason, candidates: [], ranking: [], notes: [], wallMs: 0 };
 }
 
-function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function envInt(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
   const v = env[name];
   if (v === undefined || v === '') return undefined;
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`${name} must be a positive integer (got '${v}')`);

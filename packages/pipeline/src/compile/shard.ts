@@ -18,7 +18,7 @@ function nonNegative(text: string, what: string): number {
 }
 
 /** The index from the environment: a Kubernetes indexed Job's, else a Slurm array task's (made 0-based by SLURM_ARRAY_TASK_MIN). */
-function indexFromEnv(env: NodeJS.ProcessEnv): number {
+function indexFromEnv(env: Readonly<Record<string, string | undefined>>): number {
   const job = env['JOB_COMPLETION_INDEX'];
   if (job !== undefined && job !== '') return nonNegative(job, 'JOB_COMPLETION_INDEX');
   const task = env['SLURM_ARRAY_TASK_ID'];
@@ -30,7 +30,7 @@ function indexFromEnv(env: NodeJS.ProcessEnv): number {
  * Reads `--shard`: `i/n` (0-based), `auto/n` (the index from {@link SHARD_INDEX_ENV}), or `auto`
  * (also the count, from SLURM_ARRAY_TASK_COUNT). Throws a RangeError with a one-line reason.
  */
-export function parseShard(text: string, env: NodeJS.ProcessEnv = {}): Shard {
+export function parseShard(text: string, env: Readonly<Record<string, string | undefined>> = {}): Shard {
   const m = /^(auto|\d+)(?:\/(\d+))?$/.exec(text.trim());
   if (!m) throw new RangeError(`--shard must be i/n (0-based), auto/n or auto (got '${text}')`);
   let count: number;
