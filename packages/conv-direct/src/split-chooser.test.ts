@@ -23,6 +23,14 @@ describe('splitOptions', () => {
     expect(splitOptions(spec, p).map((o) => o.splits)).toEqual([1, 2, 4, 8]);
   });
 
+  it('counts the splits of a channel-tail spec in c_tail runs, not whole ck chunks', () => {
+    // C 72 with ck 32: no whole-chunk split exists, but 72 = 9 runs of 8, so 1 and 3 (24 = 3 runs) and 9 do.
+    const p = problem3x3({ N: 1, H: 14, W: 14, C: 72, K: 64 });
+    const opts = splitOptions(gfx950Spec({ variant: 'split_c', c_tail: 8 }), p);
+    expect(opts.map((o) => o.splits)).toEqual([1, 3, 9]);
+    expect(opts.map((o) => o.channelsPerSplit)).toEqual([72, 24, 8]);
+  });
+
   it('is for split_c specs that can run the problem', () => {
     expect(() => splitOptions(gfx950Spec(), problem3x3())).toThrow(new PlanError('split counts apply to split_c specs, not dense'));
     expect(() => splitOptions(spec, problem3x3({ C: 48 }))).toThrow('spec cannot run this problem: C 48 is not a multiple of ck 32');

@@ -57,8 +57,9 @@ export interface SplitChoice extends SplitOption {
 }
 
 /**
- * Split counts that pass validation for `spec` over `problem`: s divides C, (C/s) % ck == 0, the
- * workspace fits the buffer range and the grid stays below 2^31.
+ * Split counts that pass validation for `spec` over `problem`: s divides C, C/s is a multiple of ck
+ * (of c_tail when the spec has a channel tail), the workspace fits the buffer range and the grid stays
+ * below 2^31.
  */
 export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
   if (spec.variant !== 'split_c') throw new PlanError(`split counts apply to split_c specs, not ${spec.variant}`);
@@ -67,8 +68,10 @@ export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
   const g = problemGeometry(problem);
   const slots = residency(spec).slots;
   const options: SplitOption[] = [];
-  for (let s = 1; s * spec.ck <= problem.C; s++) {
-    if (problem.C % (s * spec.ck) !== 0) continue;
+  // A split's channels come in whole channel runs: ck chunks, or c_tail runs when the spec has a tail.
+  const unit = spec.c_tail === 0 ? spec.ck : spec.c_tail;
+  for (let s = 1; s * unit <= problem.C; s++) {
+    if (problem.C % (s * unit) !== 0) continue;
     if (!validate(spec, problem, { splits: s }).ok) continue;
     const workgroups = launchGrid(spec, problem, s).workgroups;
     options.push({
@@ -112,7 +115,7 @@ export function chooseSplits(spec: Spec, problem: Problem, minWaves = defaultSpl
       `${minWaves} waves need ${need} workgroups` +
       (minWaves === rule?.waves ? ` (${spec.target}'s measured split target)` : ''),
     `unsplit grid: ${first.workgroups} workgroups`,
-    `feasible splits (C ${problem.C} = splits x k x ck ${spec.ck}, workspace <= 0x7F000000): ${options.map((o) => o.splits).join(', ')}`,
+    `feasible splits (C ${problem.C} = splits x k x ${spec.c_tail === 0 ? `ck ${spec.ck}` : `c_tail ${spec.c_tail}`}, workspace <= 0x7F000000): ${options.map((o) => o.splits).join(', ')}`,
     capped
       ? `chose splits ${pick.splits}: ${filled.splits} would ${reaching ? `reach ${minWaves} waves` : 'give the most fill'} but leave ` +
         `${filled.channelsPerSplit} channels per split, under ${spec.target}'s measured floor of ${floor}; ${pick.splits} gives ` +
