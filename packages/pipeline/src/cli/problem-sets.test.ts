@@ -48,7 +48,7 @@ describe('problem sets in the CLI', () => {
     const started = Date.now();
     const r = await run(['plan', '--suite', suite, '--target', 'all', '--json']);
     const rows = r.json<{ rows: PlanRow[] }>().rows;
-    expect(rows).toHaveLength(14 * 3);
+    expect(rows).toHaveLength(24 * 3);
     expect(rows.slice(0, 3).map((row) => [row.name, row.target])).toEqual([
       ['sm_7x7_512', 'gfx950'],
       ['sm_7x7_512', 'gfx942'],
