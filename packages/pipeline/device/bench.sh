@@ -5,7 +5,8 @@
 # Needs .device/bundle from packages/pipeline/device/prep.sh (carry ".device").
 # Times every shape of the suite (each in its own process, capped per shape), verifies against
 # @rocke/reference, runs the cuDNN baseline in the same command, and writes into OUT:
-#   bench.log (progress + the per-shape table), rows.json, report.html, bench-details.json, cudnn.json
+#   bench.log (progress + the per-shape table), rows.json, report.html, bench-details.json, cudnn.json,
+#   roofline.txt (per shape: ratio vs cuDNN and multiple of the roofline; class geomeans)
 set -uo pipefail
 out=${1:?usage: bench.sh OUT_DIR}
 b=.device/bundle
@@ -20,5 +21,6 @@ node "$b/dist/rocke.mjs" bench --suite "$b/public.json" --cache-dir "$b/kernels"
   --verify --vs-cudnn --json --report "$out/report.html" >"$out/rows.json" 2> >(tee "$out/bench.log" >&2)
 rc=$?
 sleep 1
+node packages/pipeline/device/roofline.mjs "$out/rows.json" "$b/public.json" | tee "$out/roofline.txt"
 echo "bench.sh: rocke bench exited $rc after $(( $(date +%s) - start )) s (1 = some shape or verification failed; see the table above)"
 exit 0
