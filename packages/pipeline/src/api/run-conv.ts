@@ -5,6 +5,9 @@ import type { CliIo } from '../io.js';
 import type { NpyArray } from '../npy.js';
 import { openConv } from './open-conv.js';
 
+/** Calls enqueued per timed batch of `--repeat`: far below the launch queue's depth (about a thousand). */
+const HOST_TIMING_BATCH = 64;
+
 /**
  * `rocke run` on a GPU (the CLI's `deps.runConv`): opens the conv with {@link openConv} over the
  * kernels and tuning records of `--cache-dir` (a record hit times nothing; else the ranker
@@ -26,11 +29,19 @@ export async function gpuRunConv(request: RunRequest, io: CliIo, options: { bind
       conv.run(x, w, y);
       device.synchronize();
       if (repeat > 1) {
-        const t0 = performance.now();
-        for (let i = 1; i < repeat; i++) conv.run(x, w, y);
-        const hostUs = ((performance.now() - t0) * 1000) / (repeat - 1);
-        device.synchronize();
-        io.stderr(`rocke run: host time per run() call ${hostUs.toFixed(2)} us over ${repeat - 1} calls (enqueue only; ${conv.plan.launches.length} conv launch(es)${conv.plan.reduce?.length ? ' + reduce' : ''} each, no timing)\n`);
+        // Timed in batches with an untimed synchronize between them: a long kernel would otherwise fill
+        // the driver's launch queue and the enqueue would block on the GPU, timing the kernel, not the host.
+        let hostMs = 0;
+        for (let done = 1; done < repeat; ) {
+          const batch = Math.min(HOST_TIMING_BATCH, repeat - done);
+          const t0 = performance.now();
+          for (let i = 0; i < batch; i++) conv.run(x, w, y);
+          hostMs += performance.now() - t0;
+          device.synchronize();
+          done += batch;
+        }
+        const hostUs = (hostMs * 1000) / (repeat - 1);
+        io.stderr(`rocke run: host time per run() call ${hostUs.toFixed(2)} us over ${repeat - 1} calls (enqueue only, in batches of ${HOST_TIMING_BATCH}; ${conv.plan.launches.length} conv launch(es)${conv.plan.reduce?.length ? ' + reduce' : ''} each, no timing)\n`);
       }
       return { dtype: request.x.dtype, shape: [request.problem.N, g.Ho, g.Wo, request.problem.K], data: y.read(new Uint16Array(g.yBytes / 2)) };
     } finally {
