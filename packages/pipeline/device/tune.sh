@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (H200, CUDA driver, python3 + numpy; node on PATH), from the repo root, after
-# packages/pipeline/device/prep.sh [SUITE.json] here (carry ".device"):
+# packages/pipeline/device/prep.sh [SUITE.json] here (carry ".device"); for shapes the ranker was never
+# fitted on, prep device/zoo-heldout.json (every 7th distinct zoo layer, no public-suite shape):
 #   xz -dc .device/node.xz > /tmp/node && chmod +x /tmp/node && export PATH=/tmp:$PATH
 #   bash packages/pipeline/device/tune.sh "$OUT"
 # 1. rocke tune over the bundle's suite: every winner verified, recorded in kernels/records/;
