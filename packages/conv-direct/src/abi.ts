@@ -66,6 +66,8 @@ export const KERNEL_ABI = {
   dense: DENSE_ARGS,
   // groups = C: the kernel derives the multiplier K/C from its spec (ck) and reads C and K.
   depthwise: DENSE_ARGS,
+  // 1x1 as a GEMM over the flat pixels: the kernel reads N, Ho, Wo for its pixel count and gather.
+  pointwise: DENSE_ARGS,
   grouped: [...DENSE_ARGS, i32('cpg', 'input channels per group: C/groups'), i32('kpg', 'output channels per group: K/groups')] as const,
   split_c: [
     ...DENSE_ARGS,

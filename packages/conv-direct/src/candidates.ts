@@ -3,6 +3,7 @@
  * validation and de-duplicated by kernel name.
  */
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
+import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
 import { ATOMS, MAX_TENSOR_BYTES, TARGETS, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
@@ -215,6 +216,8 @@ export function groupMergeChoices(groups: number): number[] {
  */
 export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   if (opts.variant === 'depthwise') return depthwiseGrid(target, opts);
+  // Pointwise tiles are flat pixel runs: the dense grid's, unfitted to any map (see pointwiseTiles).
+  if (opts.variant === 'pointwise') return pointwiseTiles(candidateGrid(target, { ...opts, variant: 'dense', wo: null, ho: null }), (s) => widthUnit(s.atom));
   const facts = TARGETS[target];
   const amd = facts.vendor === 'amd';
   const iglps = opts.iglp ?? (amd ? [0] : [null]);
@@ -371,9 +374,13 @@ export function aotCandidates(
   return filterCandidates(specs, aotProbe);
 }
 
-/** The variant made for a problem: depthwise for groups = C (multipliers 1, 2, 4), grouped for other groups > 1, else dense. */
+/**
+ * The variant made for a problem: depthwise for groups = C (multipliers 1, 2, 4), grouped for other
+ * groups > 1, pointwise for unpadded 1x1 convs, else dense.
+ */
 export function defaultVariant(problem: Problem): Variant {
   if (isDepthwiseProblem(problem)) return 'depthwise';
+  if (isPointwiseProblem(problem)) return 'pointwise';
   return problem.groups > 1 ? 'grouped' : 'dense';
 }
 

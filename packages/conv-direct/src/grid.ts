@@ -5,10 +5,12 @@
  */
 import type { Problem } from './problem.js';
 import { outputExtent } from './problem.js';
+import { pointwisePixelTiles } from './pointwise.js';
 import type { Spec } from './spec.js';
 
 /** Tile counts and the flat workgroup count of one launch. */
 export interface LaunchGrid {
+  /** Tiles along Wo (pointwise: tiles of the flat N·Ho·Wo pixels, with hTiles and nTiles 1). */
   readonly wTiles: number;
   readonly hTiles: number;
   /** Output-channel tiles per image (grouped: summed over the merged groups). */
@@ -25,6 +27,11 @@ export interface LaunchGrid {
  * the positivity checks of `validate()` passed.
  */
 export function launchGrid(spec: Spec, problem: Problem, splits = 1): LaunchGrid {
+  if (spec.variant === 'pointwise') {
+    const pixelTiles = pointwisePixelTiles(spec, problem);
+    const kTiles = Math.ceil(problem.K / spec.tile_k);
+    return { wTiles: pixelTiles, hTiles: 1, kTiles, splits, nTiles: 1, workgroups: pixelTiles * kTiles * splits };
+  }
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
   const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
   const wTiles = Math.ceil(Wo / spec.tile_w);

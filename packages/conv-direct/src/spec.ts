@@ -10,10 +10,11 @@ import { depthwiseGeometry } from './depthwise-geometry.js';
 import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, targetFacts, type AtomFacts } from './targets.js';
 
 /**
- * Kernel variants: the dense LDS-halo kernel, its channel-split twin, the grouped kernel, and the
- * depthwise kernel (groups = C, no MMA; its reading of the tile fields is in depthwise-geometry.ts).
+ * Kernel variants: the dense LDS-halo kernel, its channel-split twin, the grouped kernel, the
+ * depthwise kernel (groups = C, no MMA; its reading of the tile fields is in depthwise-geometry.ts)
+ * and the pointwise kernel (1x1 convs as a GEMM over the flat pixel index: see {@link stagedSpec}).
  */
-export const VARIANTS = ['dense', 'split_c', 'grouped', 'depthwise'] as const;
+export const VARIANTS = ['dense', 'split_c', 'grouped', 'depthwise', 'pointwise'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 const int = z.number().int();
@@ -234,12 +235,24 @@ export function ldsRowPixels(ldsInW: number, stride: number): number {
 }
 
 /**
+ * The spec whose LDS geometry a kernel stages. A pointwise (1x1) tile is tile_h x tile_w
+ * consecutive pixels of the flat output index N·Ho·Wo (tile pixel (row, col) is flat pixel
+ * p0 + row * tile_w + col): the staging gathers each pixel's input at its strided position, so the
+ * LDS holds output pixels only — the layout of a 1x1 stride-1 tile, with no halo at any stride.
+ * Every other spec is returned as it is.
+ */
+export function stagedSpec(spec: Spec): Spec {
+  return spec.variant === 'pointwise' && (spec.stride_h !== 1 || spec.stride_w !== 1) ? { ...spec, stride_h: 1, stride_w: 1 } : spec;
+}
+
+/**
  * Geometry of a spec. Pure arithmetic: call it only on specs whose positivity and divisibility
  * checks passed (`validate()` does); on others the numbers are meaningless, never an exception
  * except for an unknown target.
  */
-export function specGeometry(spec: Spec): SpecGeometry {
-  if (spec.variant === 'depthwise') return depthwiseSpecGeometry(spec);
+export function specGeometry(kernelSpec: Spec): SpecGeometry {
+  if (kernelSpec.variant === 'depthwise') return depthwiseSpecGeometry(kernelSpec);
+  const spec = stagedSpec(kernelSpec);
   if (isWarpgroupAtom(spec.atom)) return warpgroupGeometry(spec);
   const atom = ATOMS[spec.atom];
   const waveSize = targetFacts(spec.target).waveSize;
@@ -337,7 +350,8 @@ export const WGMMA_SWIZZLE_CK = 64;
 const SWIZZLE_ATOM_BYTES = 1024;
 const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
-export function wgmmaLds(spec: Spec): WgmmaLds {
+export function wgmmaLds(kernelSpec: Spec): WgmmaLds {
+  const spec = stagedSpec(kernelSpec);
   const ldsInH = haloExtent(spec.tile_h, spec.stride_h, spec.R, spec.dilation_h);
   const ldsInW = haloExtent(spec.tile_w, spec.stride_w, spec.S, spec.dilation_w);
   const planeColumns = spec.stride_w > 1 ? spec.stride_w * Math.ceil(ldsInW / spec.stride_w) : ldsInW;

@@ -83,3 +83,13 @@ export function depthwiseSpec(over: Partial<Spec> = {}): Spec {
   const base = target === 'sm_90' ? sm90Spec() : gfx950Spec({ target });
   return { ...base, variant: 'depthwise', atom: 'fma', tile_h: 2, tile_w: 8, tile_k: 16, ck: 8, waves_m: 4, waves_n: 1, lds_pad: 0, iglp: null, ...over };
 }
+
+/** The pointwise (1x1, flat-pixel) form of a spec: variant pointwise, 1x1, no padding. */
+export function pointwiseSpec(base: Spec, over: Partial<Spec> = {}): Spec {
+  return { ...base, variant: 'pointwise', R: 1, S: 1, pad_h: 0, pad_w: 0, ...over };
+}
+
+/** A 1x1 problem with no padding (stride 1 unless `over` says otherwise). */
+export function problem1x1(over: Partial<Problem> = {}): Problem {
+  return problem3x3({ R: 1, S: 1, padH: 0, padW: 0, ...over });
+}

@@ -5,6 +5,7 @@
 import { isBareEpilogue } from '@rocke/ir';
 import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
+import { pointwiseSpecReason } from './pointwise.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
 import { SpecSchema, specGeometry, type Spec } from './spec.js';
 import { ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, TARGETS, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
@@ -52,6 +53,8 @@ function targetHintReason(s: Spec): string | null {
 /** Checks that need only the spec (positivity first, then divisibility, then resources). */
 function validateSpecOnly(s: Spec): string | null {
   if (s.variant === 'depthwise') return depthwiseSpecReason(s) ?? targetHintReason(s);
+  const pointwise = s.variant === 'pointwise' ? pointwiseSpecReason(s) : null;
+  if (pointwise) return pointwise;
   const target = TARGETS[s.target];
   const atom = ATOMS[s.atom];
   if (!target.atoms.includes(s.atom)) {

@@ -11,7 +11,7 @@ import type { EpilogueScalars } from '../abi.js';
 import { launchSequence } from '../launches.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { kernelName, type Spec } from '../spec.js';
-import { depthwiseSpec, gfx950Spec, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
+import { depthwiseSpec, gfx950Spec, pointwiseSpec, problem1x1, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -86,6 +86,19 @@ describe('grouped and wgmma', () => {
   ] as const)('%s', (_, spec, p) => {
     const { y, d } = runFused(spec, p);
     expect(check(p, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });
+  });
+});
+
+describe('pointwise (flat pixels: the store addresses y by flat pixel)', () => {
+  const pw = problem1x1({ N: 2, H: 7, W: 9, C: 64, K: 64, strideH: 2, strideW: 2 });
+  it.each([
+    ['gfx950 16x16x32 s2 (MFMA direct store), silu + fp32 bias + residual', pointwiseSpec(gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 }), { stride_h: 2, stride_w: 2, epilogue: full })],
+    ['sm_90 mma.sync s2, hard_swish + dtype bias + residual', pointwiseSpec(sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), { stride_h: 2, stride_w: 2, epilogue: { act: 'hard_swish', bias: 'dtype', residual: true } })],
+    ['wgmma ck64 s2, gelu + fp32 bias + residual', pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, waves_n: 2 }), { stride_h: 2, stride_w: 2, epilogue: { act: 'gelu', bias: 'fp32', residual: true } })],
+  ] as const)('%s', (_, spec) => {
+    const { y, d } = runFused(spec, pw);
+    expect(check(pw, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });
+    expect(check(pw, y, spec.epilogue!, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
   });
 });
 

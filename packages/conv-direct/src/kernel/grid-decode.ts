@@ -84,6 +84,37 @@ export interface TileOrigin {
   readonly ow0: Value;
   readonly ih0: Value;
   readonly iw0: Value;
+  /** Windowed tiles have no flat pixel run (see {@link PixelTileOrigin}). */
+  readonly flat?: undefined;
+}
+
+/** A pointwise tile: `tile_h * tile_w` consecutive pixels of the flat output index N·Ho·Wo. */
+export interface FlatPixels {
+  /** The tile's first flat pixel. */
+  readonly p0: Value;
+  /** N·Ho·Wo: flat pixels at or past it are outside the launch. */
+  readonly pixels: Value;
+}
+
+/** Where a pointwise workgroup's tile sits: its channel tile and its run of flat pixels (no split, no window). */
+export interface PixelTileOrigin {
+  readonly kTile: Value;
+  readonly splitIdx: undefined;
+  readonly flat: FlatPixels;
+}
+
+/**
+ * The pointwise grid decode: ceil(N·Ho·Wo / tile pixels) cells of flat pixels times the
+ * output-channel tiles, through {@link emitDecodeWorkgroup} as the windowed tiles are.
+ */
+export function emitPixelTileOrigin<T extends { readonly kTiles: Value }>(b: Builder, t: Target, spec: Spec, channelTiles: () => T): T & PixelTileOrigin {
+  const tilePixels = spec.tile_h * spec.tile_w;
+  const pixels = b.mul(b.mul(b.arg('N'), b.arg('Ho')), b.arg('Wo'), 'pixels');
+  const cells = b.udiv(b.add(pixels, tilePixels - 1), tilePixels, 'cells');
+  const channels = channelTiles();
+  const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
+  const { kTile, cell } = emitDecodeWorkgroup(b, t.workgroupId(b, 'x'), channels.kTiles, cells, { wgm: spec.swizzle_wgm, chiplet });
+  return { ...channels, kTile, splitIdx: undefined, flat: { p0: b.mul(cell, tilePixels, 'p0'), pixels } };
 }
 
 /**

@@ -25,11 +25,11 @@ import {
 } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { residency } from '../residency.js';
-import { haloExtent, ldsHaloColumn, specGeometry, type Spec, type SpecGeometry } from '../spec.js';
+import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
-import { emitTileOrigin } from './grid-decode.js';
+import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
@@ -45,6 +45,7 @@ import {
   type KernelArgs,
   type StagingSchedule,
 } from './open.js';
+import { emitPixelOutput, emitPixelSource } from './pixels.js';
 import { usesAsyncCopy, weightPieceElems } from './schedule.js';
 
 /** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
@@ -119,6 +120,8 @@ interface ChannelPlan {
 }
 
 class MmaConvBuilder {
+  /** The spec whose LDS geometry the kernel stages (pointwise: its 1x1 stride-1 form, see `stagedSpec`). */
+  private readonly spec: Spec;
   private readonly g: SpecGeometry;
   private readonly atom: MmaAtom;
   private readonly elem;
@@ -143,10 +146,12 @@ class MmaConvBuilder {
   private args!: KernelArgs;
 
   constructor(
-    private readonly spec: Spec,
+    private readonly kernelSpec: Spec,
     private readonly t: Target,
     private readonly mutation: BuildMutation | undefined,
   ) {
+    const spec = stagedSpec(kernelSpec);
+    this.spec = spec;
     this.g = specGeometry(spec);
     this.atom = t.atom(irAtomName(spec));
     this.elem = spec.dtype === 'bf16' ? bfloat : half;
@@ -179,7 +184,7 @@ class MmaConvBuilder {
   }
 
   build(): ConvKernel {
-    const { spec, t } = this;
+    const { kernelSpec: spec, t } = this;
     const { module, name, abi, args, b, lds } = openConvKernel(spec, t, {
       workgroupSize: this.threads,
       ...(spec.waves_per_eu !== null ? { wavesPerEu: spec.waves_per_eu } : {}),
@@ -219,12 +224,14 @@ class MmaConvBuilder {
     const { Ho, Wo } = args;
     const grouped = spec.variant === 'grouped';
     const merge = spec.group_merge;
-    const { kTile, splitIdx, image: n, oh0, ow0, ih0, iw0, ktPerBlock, mergedK } = emitTileOrigin(b, t, spec, () => {
+    const channelTiles = () => {
       // Grouped: output-channel tiles of each merged block of `merge` groups (merge*kpg channels), blocks one after another.
       const mergedK = grouped ? b.mul(variantArg(args, 'kpg'), merge, 'merged.k') : args.K;
       const ktPerBlock = b.udiv(b.add(mergedK, spec.tile_k - 1), spec.tile_k, 'k.tiles.per.block');
       return { mergedK, ktPerBlock, kTiles: grouped ? b.mul(b.udiv(args.groups, merge), ktPerBlock, 'k.tiles') : ktPerBlock };
-    });
+    };
+    const place = spec.variant === 'pointwise' ? emitPixelTileOrigin(b, t, spec, channelTiles) : emitTileOrigin(b, t, spec, channelTiles);
+    const { kTile, splitIdx, ktPerBlock, mergedK } = place;
     const ch = grouped ? this.groupedChannels(b, kTile, ktPerBlock, mergedK) : this.denseChannels(b, kTile, splitIdx);
 
     // ---- buffers
@@ -232,7 +239,7 @@ class MmaConvBuilder {
     const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
 
     // ---- hoisted staging metadata (no compare/select inside the dense channel loop)
-    const xSlots = this.xStagingSlots(b, tid, n, ih0, iw0, ch);
+    const xSlots = this.xStagingSlots(b, tid, place, ch);
     const wSlots = this.wStagingSlots(b, tid, ch);
     const trips = ch.trips;
 
@@ -250,7 +257,7 @@ class MmaConvBuilder {
     const accs = this.emitChannelLoop(b, { ...steps, trips, mmaStage });
 
     // ---- epilogue
-    const eo: EpilogueInputs = { lane, wm, wn, n, oh0, ow0, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
+    const eo: EpilogueInputs = { lane, wm, wn, place, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
     if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
     else this.emitEpilogue(b, accs, eo);
   }
@@ -404,7 +411,7 @@ class MmaConvBuilder {
    * tile_n > 1: the tile_n halo tiles stacked along rows, LDS row `row` holding input row
    * ih0 + row % ldsInH of image n + row / ldsInH (zero past the batch).
    */
-  private xStagingSlots(b: Builder, tid: Value, n: Value, ih0: Value, iw0: Value, ch: ChannelPlan): StagingSlot[] {
+  private xStagingSlots(b: Builder, tid: Value, place: TilePlace, ch: ChannelPlan): StagingSlot[] {
     const { g, spec } = this;
     const slots: StagingSlot[] = [];
     const uneven = g.xVectors % this.threads !== 0;
@@ -412,7 +419,9 @@ class MmaConvBuilder {
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const inTileOf = () => (uneven ? b.icmp('ult', v, g.xVectors) : undefined);
-      const { global, row, col, cv, pos, inTile } = emitHaloSource(b, this.args, spec, g, { v, j, image: n, ih0, iw0, cStart, inTile: inTileOf });
+      const { global, row, col, cv, pos, inTile } = place.flat
+        ? emitPixelSource(b, this.args, this.kernelSpec, g, { v, j, flat: place.flat, cStart, inTile: inTileOf })
+        : emitHaloSource(b, this.args, spec, g, { v, j, image: place.image, ih0: place.ih0, iw0: place.iw0, cStart, inTile: inTileOf });
       // Strided: halo columns by phase (see ldsColumn); rows of rowPixels LDS pixels.
       let ldsPos = pos;
       if (spec.stride_w > 1) {
@@ -699,7 +708,8 @@ class MmaConvBuilder {
       const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
       return o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
     };
-    const tileImageK = spec.tile_n === 1 ? imageOffset(o.n) : undefined;
+    const window = o.place.flat ? undefined : o.place;
+    const tileImageK = window && spec.tile_n === 1 ? imageOffset(window.image) : undefined;
     const perPixel = spec.tile_k / perVec;
     // Pixels of the tile's virtual rows (tile_n images of tile_h rows each).
     const vectors = spec.tile_n * spec.tile_h * spec.tile_w * perPixel;
@@ -710,24 +720,35 @@ class MmaConvBuilder {
       if (inTile) v = b.umin(v, vectors - 1);
       const kv = b.urem(v, perPixel);
       const pix = b.udiv(v, perPixel);
-      let imageK = tileImageK;
-      let oh: Value;
-      let imageOk: Value | undefined;
-      if (spec.tile_n === 1) oh = b.add(o.oh0, b.udiv(pix, spec.tile_w));
-      else {
-        const vrow = b.udiv(pix, spec.tile_w);
-        const image = b.add(o.n, b.udiv(vrow, spec.tile_h), 'out.image');
-        imageOk = b.icmp('ult', image, args.N);
-        imageK = imageOffset(image);
-        oh = b.add(o.oh0, b.urem(vrow, spec.tile_h));
+      let valid: Value;
+      let elemOf: () => Value;
+      if (!window) {
+        // Pointwise: the tile's pix-th flat pixel.
+        const out = emitPixelOutput(b, args, o.place.flat!, pix);
+        const k = b.add(o.kBase, b.mul(kv, perVec));
+        valid = b.and(out.ok, b.icmp('ult', k, o.kLimit));
+        elemOf = () => b.add(out.elem, k);
+      } else {
+        let imageK = tileImageK;
+        let oh: Value;
+        let imageOk: Value | undefined;
+        if (spec.tile_n === 1) oh = b.add(window.oh0, b.udiv(pix, spec.tile_w));
+        else {
+          const vrow = b.udiv(pix, spec.tile_w);
+          const image = b.add(window.image, b.udiv(vrow, spec.tile_h), 'out.image');
+          imageOk = b.icmp('ult', image, args.N);
+          imageK = imageOffset(image);
+          oh = b.add(window.oh0, b.urem(vrow, spec.tile_h));
+        }
+        const ow = b.add(window.ow0, b.urem(pix, spec.tile_w));
+        const k = b.add(o.kBase, b.mul(kv, perVec));
+        valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+        if (imageOk) valid = b.and(valid, imageOk);
+        elemOf = () => b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
       }
-      const ow = b.add(o.ow0, b.urem(pix, spec.tile_w));
-      const k = b.add(o.kBase, b.mul(kv, perVec));
-      let valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
-      if (imageOk) valid = b.and(valid, imageOk);
       if (inTile) valid = b.and(valid, inTile);
       const val = b.load(vec(perVec, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), E)), { align: 16 });
-      const elem = b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+      const elem = elemOf();
       t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
     }
   }
@@ -756,26 +777,47 @@ class MmaConvBuilder {
     const outBuf = this.outputBuffer(b);
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
     const sliceBase = emitOutputSliceBase(b, args, o.splitIdx) ?? b.i32(0);
-    const oneImage = spec.tile_n === 1;
-    const imageBase = oneImage ? b.add(sliceBase, b.mul(o.n, args.y_stride_n), 'y.image') : undefined;
+    const window = o.place.flat ? undefined : o.place;
+    const oneImage = window !== undefined && spec.tile_n === 1;
+    const imageBase = window && oneImage ? b.add(sliceBase, b.mul(window.image, args.y_stride_n), 'y.image') : undefined;
     const kWave = b.add(o.kBase, b.mul(o.wm, g.mTilesPerWave * atom.m), 'k.wave');
     const imageK = imageBase && o.kOffset ? b.add(imageBase, o.kOffset, 'y.image.k') : imageBase;
-    const hWave = oneImage ? b.add(o.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave') : undefined;
+    const hWave = window && oneImage ? b.add(window.oh0, b.mul(o.wn, g.rowsPerWave), 'oh.wave') : undefined;
     const laneRuns = runs.map((r) => ({ run: r, c: atom.cAt(b, o.lane, r.start) }));
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
     const epilogue = openStoreEpilogue(t, b, spec);
     // tile_n > 1: the wave's row `row` is virtual row v = wn*rowsPerWave + row, row v % tile_h of image n + v / tile_h.
-    const rowAt = (row: number): { oh: Value; hOk: Value; rowImageK: Value } => {
+    const rowAt = (window: TileOrigin, row: number): { oh: Value; hOk: Value; rowImageK: Value } => {
       if (hWave && imageK) {
         const oh = b.add(hWave, row);
         return { oh, hOk: b.icmp('ult', oh, o.Ho), rowImageK: imageK };
       }
       const v = b.add(b.mul(o.wn, g.rowsPerWave), row, 'out.vrow');
-      const image = b.add(o.n, b.udiv(v, spec.tile_h), 'out.image');
-      const oh = b.add(o.oh0, b.urem(v, spec.tile_h));
+      const image = b.add(window.image, b.udiv(v, spec.tile_h), 'out.image');
+      const oh = b.add(window.oh0, b.urem(v, spec.tile_h));
       const hOk = b.and(b.icmp('ult', oh, o.Ho), b.icmp('ult', image, args.N));
       const base = b.add(sliceBase, b.mul(image, args.y_stride_n), 'y.image');
       return { oh, hOk, rowImageK: o.kOffset ? b.add(base, o.kOffset, 'y.image.k') : base };
+    };
+    /**
+     * Where channel k of the run at column `col` of the wave's row `row` goes: whether its pixel is
+     * in the output (`pixelOk`), and with k too (`valid`), and its element of y. Emitted lazily, in
+     * the order the stores ask for them.
+     */
+    type RunTarget = { pixelOk: () => Value; valid: () => Value; elem: () => Value };
+    const windowTarget = (window: TileOrigin, r: ReturnType<typeof rowAt>, cb: number, col: Value, k: Value): RunTarget => {
+      const ow = b.add(b.add(window.ow0, cb * atom.n), col);
+      const elem = () => b.add(b.add(r.rowImageK, b.add(b.mul(r.oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+      return {
+        pixelOk: () => b.and(r.hOk, b.icmp('ult', ow, o.Wo)),
+        valid: () => b.and(r.hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit))),
+        elem,
+      };
+    };
+    // Pointwise: the wave's row `row` starts (wn*rowsPerWave + row)*tile_w flat pixels into the tile.
+    const flatTarget = (rowOffset: Value, cb: number, col: Value, k: Value): RunTarget => {
+      const out = emitPixelOutput(b, args, o.place.flat!, b.add(b.add(rowOffset, cb * atom.n), col));
+      return { pixelOk: () => out.ok, valid: () => b.and(out.ok, b.icmp('ult', k, o.kLimit)), elem: () => b.add(out.elem, k) };
     };
     /** With a bias: each lane run's bias, loaded once per m-tile (a run's channels are the same at every pixel). */
     const channelOf = (mt: number, c: { row: Value }) => {
@@ -785,18 +827,19 @@ class MmaConvBuilder {
     for (let mt = 0; mt < g.mTilesPerWave; mt++) {
       const biases = epilogue && spec.epilogue?.bias !== 'none' ? laneRuns.map(({ run, c }) => epilogue.loadBias(b, channelOf(mt, c), run.length)) : undefined;
       for (let row = 0; row < g.rowsPerWave; row++) {
-        const { oh, hOk, rowImageK } = rowAt(row);
+        const windowRow = window ? rowAt(window, row) : undefined;
+        const flatRow = window ? undefined : b.mul(b.add(b.mul(o.wn, g.rowsPerWave), row), spec.tile_w, 'out.row');
         for (let cb = 0; cb < g.colBlocks; cb++) {
           const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
           for (const [r, { run, c }] of laneRuns.entries()) {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
-            const ow = b.add(b.add(o.ow0, cb * atom.n), c.col);
+            const at = window && windowRow ? windowTarget(window, windowRow, cb, c.col, k) : flatTarget(flatRow!, cb, c.col, k);
             if (spec.k_tail) {
-              this.storeChannels(b, outBuf, acc, run, { k, ok: b.and(hOk, b.icmp('ult', ow, o.Wo)), kLimit: o.kLimit, elem: b.add(b.add(rowImageK, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k) });
+              this.storeChannels(b, outBuf, acc, run, { k, ok: at.pixelOk(), kLimit: o.kLimit, elem: at.elem() });
               continue;
             }
-            const valid = b.and(hOk, b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
-            const elem = b.add(b.add(rowImageK, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+            const valid = at.valid();
+            const elem = at.elem();
             const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
@@ -832,14 +875,15 @@ interface ChunkSteps {
   readonly mmaStage: (stage: Value | number, acc: Value[]) => Value[];
 }
 
+/** Where a tile sits: a window of one image (or tile_n images) or, pointwise, a run of flat pixels. */
+type TilePlace = TileOrigin | PixelTileOrigin;
+
 interface EpilogueInputs {
   /** Lane within the wave, the wave's indices along tile_k (m) and tile_h (n). */
   lane: Value;
   wm: Value;
   wn: Value;
-  n: Value;
-  oh0: Value;
-  ow0: Value;
+  place: TilePlace;
   /** First output channel of the tile within its block, the block's channel count, and the block's first global channel. */
   kBase: Value;
   kLimit: Value;

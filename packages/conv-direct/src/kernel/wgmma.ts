@@ -13,9 +13,9 @@
  */
 import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
-import { ldsHaloColumn, specGeometry, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
+import { ldsHaloColumn, specGeometry, stagedSpec, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
-import { emitTileOrigin } from './grid-decode.js';
+import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
@@ -29,6 +29,7 @@ import {
   type ConvKernel,
   type KernelArgs,
 } from './open.js';
+import { emitPixelOutput, emitPixelSource } from './pixels.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -52,6 +53,8 @@ export function buildWgmmaConvKernel(spec: Spec, t: Target): ConvKernel {
 }
 
 class WgmmaConvBuilder {
+  /** The spec whose shared-memory layout the kernel stages (pointwise: its 1x1 stride-1 form, see `stagedSpec`). */
+  private readonly spec: Spec;
   private readonly g: SpecGeometry;
   private readonly layout: WgmmaLds;
   private readonly threads: number;
@@ -62,10 +65,12 @@ class WgmmaConvBuilder {
   private args!: KernelArgs;
 
   constructor(
-    private readonly spec: Spec,
+    private readonly kernelSpec: Spec,
     private readonly t: Target,
     private readonly wg: WarpgroupMma,
   ) {
+    const spec = stagedSpec(kernelSpec);
+    this.spec = spec;
     this.g = specGeometry(spec);
     this.layout = wgmmaLds(spec);
     this.threads = this.g.threads;
@@ -74,7 +79,7 @@ class WgmmaConvBuilder {
   }
 
   build(): ConvKernel {
-    const { spec, t } = this;
+    const { kernelSpec: spec, t } = this;
     const { module, name, abi, args, b, lds } = openConvKernel(spec, t, { workgroupSize: this.threads, ids: { workitem: ['x'], workgroup: ['x'] } }, 128);
     this.args = args;
     this.emitBody(b, lds);
@@ -112,14 +117,16 @@ class WgmmaConvBuilder {
     const wgM = b.urem(group, spec.waves_m, 'wg.m');
     const wgN = b.udiv(group, spec.waves_m, 'wg.n');
     const { Ho, Wo, K } = args;
-    const { kTile, splitIdx, image, oh0, ow0, ih0, iw0 } = emitTileOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
+    const channelTiles = () => ({ kTiles: b.udiv(b.add(K, spec.tile_k - 1), spec.tile_k, 'k.tiles') });
+    const place = spec.variant === 'pointwise' ? emitPixelTileOrigin(b, t, spec, channelTiles) : emitTileOrigin(b, t, spec, channelTiles);
+    const { kTile, splitIdx } = place;
     const { c0, cEnd, trips } = emitChannelSlice(b, args, spec, splitIdx);
     const kBase = b.mul(kTile, spec.tile_k, 'k.base');
 
     // ---- staging (hoisted: the loop only adds the chunk's channel offset)
     const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
     const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
-    const xSlots = this.xSlots(b, tid, image, ih0, iw0, c0, cEnd);
+    const xSlots = this.xSlots(b, tid, place, c0, cEnd);
     const wSlots = this.wSlots(b, tid, kBase, c0, cEnd);
     const xBase = (stage: Value) => b.mul(stage, this.layout.xStageBytes);
     const wBase = (stage: Value) => b.add(b.mul(stage, this.layout.wStageBytes), this.layout.stages * this.layout.xStageBytes);
@@ -207,7 +214,7 @@ class WgmmaConvBuilder {
     cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
     const accs = unflat(looped);
 
-    this.emitEpilogue(b, accs, { tid, wgM, wgN, image, oh0, ow0, kBase, Ho, Wo, K, splitIdx });
+    this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx });
   }
 
   /** Byte offset in an X stage of each of this warpgroup's m-blocks (tap 0, channel plane 0). */
@@ -247,13 +254,15 @@ class WgmmaConvBuilder {
   }
 
   /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
-  private xSlots(b: Builder, tid: Value, image: Value, ih0: Value, iw0: Value, c0: Value, cEnd: Value | undefined): Slot[] {
+  private xSlots(b: Builder, tid: Value, place: TileOrigin | PixelTileOrigin, c0: Value, cEnd: Value | undefined): Slot[] {
     const { spec, g } = this;
     const slots: Slot[] = [];
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const inTileOf = () => (g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined);
-      const { global, row, col, cv, inTile } = emitHaloSource(b, this.args, spec, g, { v, j, image, ih0, iw0, cStart: c0, inTile: inTileOf });
+      const { global, row, col, cv, inTile } = place.flat
+        ? emitPixelSource(b, this.args, this.kernelSpec, g, { v, j, flat: place.flat, cStart: c0, inTile: inTileOf })
+        : emitHaloSource(b, this.args, spec, g, { v, j, image: place.image, ih0: place.ih0, iw0: place.iw0, cStart: c0, inTile: inTileOf });
       const ldsCol = spec.stride_w > 1 ? emitHaloPhaseColumn(b, col, g.ldsInW, spec.stride_w) : col;
       const pixel = () => b.add(b.mul(row, this.layout.planeColumns), ldsCol);
       const lds = this.layout.swizzle ? this.swizzledRow(b, pixel(), cv, `x.lds${j}`) : b.add(b.mul(cv, this.layout.planeBytes), b.mul(pixel(), ROW), `x.lds${j}`);
@@ -302,7 +311,7 @@ class WgmmaConvBuilder {
   private emitEpilogue(
     b: Builder,
     accs: Value[][],
-    o: { tid: Value; wgM: Value; wgN: Value; image: Value; oh0: Value; ow0: Value; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
+    o: { tid: Value; wgM: Value; wgN: Value; place: TileOrigin | PixelTileOrigin; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
   ): void {
     const { spec, t, args } = this;
     const split = spec.variant === 'split_c';
@@ -311,7 +320,8 @@ class WgmmaConvBuilder {
     const outElem = spec.dtype === 'bf16' ? bfloat : half;
     const slice = emitOutputSliceBase(b, args, o.splitIdx) ?? b.i32(0);
     const baseOf = (n: Value) => b.add(slice, b.mul(n, args.y_stride_n), 'y.image');
-    const tileImageBase = spec.tile_n > 1 ? undefined : baseOf(o.image);
+    const window = o.place.flat ? undefined : o.place;
+    const tileImageBase = spec.tile_n > 1 || !window ? undefined : baseOf(window.image);
     const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
     const lane = b.and(o.tid, 31, 'lane');
     const kThread = b.add(b.add(o.kBase, b.mul(o.wgM, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
@@ -320,15 +330,27 @@ class WgmmaConvBuilder {
     const biases = epilogue && spec.epilogue?.bias !== 'none' ? Array.from({ length: this.n / 8 }, (_, cb) => epilogue.loadBias(b, b.add(kThread, cb * 8), 2)) : undefined;
     for (let j = 0; j < this.blocksPerGroup; j++) {
       const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
-      const n = image ? b.add(o.image, image) : o.image;
-      const imageBase = tileImageBase ?? baseOf(n);
-      const ohBlock = b.add(o.oh0, b.mul(bh, 8));
-      const ow = b.add(b.add(o.ow0, b.mul(bw, 8)), b.lshr(lane, 2), `ow.b${j}`);
-      const wOk = image ? b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', n, args.N)) : b.icmp('ult', ow, o.Wo);
+      let rowPixel: (h: number) => { pixOk: Value; pixel: Value };
+      if (!window) {
+        // Pointwise: row 2*warp + h, column lane/4 of the m-block, as flat pixels into the tile.
+        const blockPixel = b.add(b.add(b.mul(b.mul(bh, 8), spec.tile_w), b.mul(bw, 8)), b.lshr(lane, 2), `pix.b${j}`);
+        rowPixel = (h) => {
+          const out = emitPixelOutput(b, args, o.place.flat!, b.add(blockPixel, b.mul(b.add(b.mul(warp, 2), h), spec.tile_w)));
+          return { pixOk: out.ok, pixel: out.elem };
+        };
+      } else {
+        const n = image ? b.add(window.image, image) : window.image;
+        const imageBase = tileImageBase ?? baseOf(n);
+        const ohBlock = b.add(window.oh0, b.mul(bh, 8));
+        const ow = b.add(b.add(window.ow0, b.mul(bw, 8)), b.lshr(lane, 2), `ow.b${j}`);
+        const wOk = image ? b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', n, args.N)) : b.icmp('ult', ow, o.Wo);
+        rowPixel = (h) => {
+          const oh = b.add(ohBlock, b.add(b.mul(warp, 2), h));
+          return { pixOk: b.and(wOk, b.icmp('ult', oh, o.Ho)), pixel: b.add(imageBase, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))) };
+        };
+      }
       for (let h = 0; h < 2; h++) {
-        const oh = b.add(ohBlock, b.add(b.mul(warp, 2), h));
-        const pixOk = b.and(wOk, b.icmp('ult', oh, o.Ho));
-        const pixel = b.add(imageBase, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w)));
+        const { pixOk, pixel } = rowPixel(h);
         for (let cb = 0; cb < this.n / 8; cb++) {
           const k = b.add(kThread, cb * 8);
           const lo = accs[j]![4 * cb + 2 * h]!;
