@@ -53,6 +53,7 @@ export {
   parseSpec,
   specFromJson,
   specGeometry,
+  stagedSpec,
   wgmmaLds,
   wgmmaStages,
   WGMMA_MAX_STAGES,
@@ -76,6 +77,7 @@ export {
   depthwiseStagingEfficiency,
   isDepthwiseProblem,
 } from './depthwise.js';
+export { isPointwiseProblem, pointwisePixels, pointwisePixelTiles, pointwisePixelUtilization, pointwiseTilePixels } from './pointwise.js';
 export {
   C_TAIL_RUNS,
   MAX_ACCUMULATORS_PER_LANE,

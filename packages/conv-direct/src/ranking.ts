@@ -5,10 +5,11 @@
 import { launchGrid } from './grid.js';
 import { mergeRow } from './merge-chooser.js';
 import { outputExtent, type Problem } from './problem.js';
-import { haloExtent, kernelName, specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { haloExtent, kernelName, specGeometry, stagedSpec, wgmmaLds, type Spec } from './spec.js';
 import { spillFilter } from './spill.js';
 import { chooseSplits, splitOptions } from './split-chooser.js';
 import { depthwiseStagingEfficiency } from './depthwise.js';
+import { pointwisePixelUtilization } from './pointwise.js';
 import { isWarpgroupAtom, TARGETS } from './targets.js';
 
 /** Why a candidate sits where it does in the bench order (all numbers from host-side models, nothing measured). */
@@ -54,7 +55,9 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
   const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
   const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
-  const spatial = (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+  // Pointwise tiles run over the flat pixels: only the batch's last tile pads.
+  const spatial =
+    spec.variant === 'pointwise' ? pointwisePixelUtilization(spec, problem) : (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
   const tileVolume = spec.tile_n * spec.tile_h * spec.tile_w * spec.tile_k;
   const fragmentsPerMma = fragmentLoadsPerMma(spec);
   const name = kernelName(spec);
@@ -84,7 +87,8 @@ export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
  * (each one load per column block) shared by the R taps, and one weight fragment per m tile and
  * tap; over `R·mTiles·rows·colBlocks` MMAs.
  */
-export function fragmentLoadsPerMma(spec: Spec): number {
+export function fragmentLoadsPerMma(kernelSpec: Spec): number {
+  const spec = stagedSpec(kernelSpec);
   const g = specGeometry(spec);
   const inRows = g.waveImages * haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h);
   const loads = inRows * g.colBlocks + spec.R * g.mTilesPerWave;

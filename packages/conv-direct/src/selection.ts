@@ -4,6 +4,7 @@
  */
 import { problemCandidates } from './candidates.js';
 import { isDepthwiseProblem } from './depthwise.js';
+import { isPointwiseProblem } from './pointwise.js';
 import { parseProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { orderCandidates } from './ranking.js';
 import type { Spec, Variant } from './spec.js';
@@ -49,12 +50,14 @@ export const SPLIT_C_MAX_PIXELS = 16 * 16;
 
 /**
  * Variants worth building and timing for a problem: grouped for groups > 1, and depthwise too for
- * groups = C (the timing decides); dense, plus split_c on small maps.
+ * groups = C (the timing decides); dense (unpadded 1x1: pointwise, then dense), plus split_c on small maps.
  */
 export function benchVariants(problem: Problem): Variant[] {
   if (problem.groups > 1) return isDepthwiseProblem(problem) ? ['grouped', 'depthwise'] : ['grouped'];
   const g = problemGeometry(problem);
-  return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? ['dense', 'split_c'] : ['dense'];
+  // Unpadded 1x1: the flat-pixel GEMM first (the larger cap share), the windowed tiles beside it.
+  const own: Variant[] = isPointwiseProblem(problem) ? ['pointwise', 'dense'] : ['dense'];
+  return g.Ho * g.Wo <= SPLIT_C_MAX_PIXELS ? [...own, 'split_c'] : own;
 }
 
 /** {@link DEFAULT_PROBLEMS} in other dtypes (each shape once per dtype; names get `_fp16`-style suffixes unless the dtype is the set's own). */

@@ -3,7 +3,7 @@
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
 import { DEPTHWISE_VECTOR, depthwiseGeometry } from './depthwise-geometry.js';
-import { haloExtent, specGeometry, type Spec } from './spec.js';
+import { haloExtent, specGeometry, stagedSpec, type Spec } from './spec.js';
 import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
 import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
@@ -34,7 +34,9 @@ export const SPILL_BUDGET_FRACTION = 0.8;
  * share 4 SIMDs of 512 registers per lane). sm_90 budget: 0.8 x 255 registers per thread; the same
  * live count, not calibrated on compiled sm_90 builds. Call on validated specs.
  */
-export function registerEstimate(spec: Spec): RegisterEstimate {
+export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
+  // Pointwise: the staged (halo-free) tile is what the fragments read.
+  const spec = stagedSpec(kernelSpec);
   const g = specGeometry(spec);
   const target = TARGETS[spec.target];
   if (spec.variant === 'depthwise') {

@@ -7,10 +7,11 @@
  * stride 2), multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands), fused
  * epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above them is bare), and
  * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
- * grouped merge of 24 groups.
+ * grouped merge of 24 groups; and the pointwise (flat-pixel 1x1) kernels on every target and
+ * atom family, at strides 1 and 2, with channel tails and a fused epilogue.
  */
 import type { Spec } from '../spec.js';
-import { depthwiseSpec, gfx950Spec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
+import { depthwiseSpec, gfx950Spec, pointwiseSpec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
 
 /** The upstream parity base: t8x32x64 ck32 w2x2 32x32x16 iglp0, gfx950, 3x3 s1 p1 bf16. */
 const base: Spec = gfx950Spec();
@@ -60,6 +61,14 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90-3x3-s3-fp16', spec: { ...sm90, dtype: 'fp16', stride_h: 3, stride_w: 3, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1 } },
   { name: 'sm90-grouped-dw3-gm24-ctail1-w1x4', spec: { ...sm90, variant: 'grouped', group_merge: 24, tile_w: 16, tile_k: 16, ck: 16, waves_m: 1, waves_n: 4, c_tail: 1 } },
   { name: 'sm90a-wgmma-ctail8-ktail-dilation2', spec: wgmmaSpec({ dilation_h: 2, dilation_w: 2, pad_h: 2, pad_w: 2, tile_h: 16, waves_n: 2, c_tail: 8, k_tail: true }) },
+  // Pointwise: 1x1 as a GEMM over flat pixels (no halo at either stride).
+  { name: 'gfx950-pointwise-t16x32x64-ck32-w2x2', spec: pointwiseSpec(base, { tile_h: 16 }) },
+  { name: 'gfx950-pointwise-s2-16x16x32-ctail8-ktail', spec: pointwiseSpec(base, { atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 4, stride_h: 2, stride_w: 2, c_tail: 8, k_tail: true }) },
+  { name: 'gfx942-pointwise-s2-32x32x8-fp16', spec: pointwiseSpec(base, { target: 'gfx942', atom: '32x32x8', ck: 16, dtype: 'fp16', stride_h: 2, stride_w: 2 }) },
+  { name: 'sm90-pointwise-t16x16x64-ck32-w1x4-db', spec: pointwiseSpec(sm90, { tile_h: 16, tile_w: 16, waves_m: 1, waves_n: 4 }) },
+  { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 })) },
+  { name: 'sm90a-wgmma-pointwise-s2-t32x8x128-ck64-w1x2-ctail8-ktail', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 32, tile_k: 128, waves_n: 2 }), { stride_h: 2, stride_w: 2, c_tail: 8, k_tail: true }) },
+  { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64-epilogue-relu-bias32-residual', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 }), { epilogue: { act: 'relu', bias: 'fp32', residual: true } }) },
 ];
 
 /** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */

@@ -34,7 +34,7 @@ describe('golden configs', () => {
     expect(new Set(specs.map(kernelName)).size).toBe(specs.length);
     expect(new Set(specs.map((s) => `${s.target}/${s.atom}`))).toEqual(new Set(['gfx950/32x32x16', 'gfx950/16x16x32', 'gfx942/32x32x8', 'gfx942/16x16x16', 'sm_90/m16n8k16', 'sm_90/m64nNk16']));
     const wgmma = specs.filter((s) => s.atom === 'm64nNk16');
-    expect([new Set(wgmma.map((s) => s.variant)), new Set(wgmma.map((s) => s.dtype)), new Set(wgmma.map((s) => s.stride_h))]).toEqual([new Set(['dense', 'split_c']), new Set(['bf16', 'fp16']), new Set([1, 2])]);
+    expect([new Set(wgmma.map((s) => s.variant)), new Set(wgmma.map((s) => s.dtype)), new Set(wgmma.map((s) => s.stride_h))]).toEqual([new Set(['dense', 'split_c', 'pointwise']), new Set(['bf16', 'fp16']), new Set([1, 2])]);
     expect(wgmma.some((s) => s.c_tail === 8 && s.k_tail)).toBe(true);
     expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
     expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2, 3, 4]));
@@ -42,7 +42,10 @@ describe('golden configs', () => {
     expect(new Set(specs.map((s) => s.c_tail))).toEqual(new Set([0, 1, 8]));
     expect(specs.some((s) => s.k_tail) && specs.some((s) => s.dilation_h === 2)).toBe(true);
     expect(new Set(specs.map((s) => s.double_buffer))).toEqual(new Set([true, false]));
-    expect(new Set(specs.map((s) => s.variant))).toEqual(new Set(['dense', 'split_c', 'grouped']));
+    expect(new Set(specs.map((s) => s.variant))).toEqual(new Set(['dense', 'split_c', 'grouped', 'pointwise']));
+    const pointwise = specs.filter((s) => s.variant === 'pointwise');
+    expect([new Set(pointwise.map((s) => `${s.target}/${s.atom}`)).size, new Set(pointwise.map((s) => s.stride_h))]).toEqual([5, new Set([1, 2])]);
+    for (const s of pointwise) expect(spillReason(s), kernelName(s)).toBeNull();
     expect(new Set(specs.filter((s) => s.variant === 'grouped').map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
     expect(specs.some((s) => s.waves_per_eu === 3) && specs.some((s) => s.iglp === 1) && specs.some((s) => !s.chiplet_swizzle && s.target !== 'sm_90')).toBe(true);
   });

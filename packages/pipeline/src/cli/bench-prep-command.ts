@@ -11,8 +11,9 @@ import { benchPrep, DEFAULT_PREP_CAP } from '../bench/prep.js';
 import { parseEpilogueShape } from '../bench/epilogue.js';
 
 export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
-  For a GPU machine without LLVM: compiles each shape's candidates (dense; split_c on small maps;
-  grouped, and depthwise for groups = C; --variant keeps only those variants), ordered and capped
+  For a GPU machine without LLVM: compiles each shape's candidates (dense, with pointwise first for
+  unpadded 1x1; split_c on small maps; grouped, and depthwise for groups = C; --variant keeps only
+  those variants), ordered and capped
   per shape, through the compile cache,
   plus the split-reduce helpers, and writes DIR/bench-manifest.json and DIR/blobs/ (code only,
   deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn

@@ -25,7 +25,7 @@ import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE,
 import { formatBytes, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
 
-export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise] [--kernel NAME] [--json]
+export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise|pointwise] [--kernel NAME] [--json]
   Lists the valid candidates for the problem and the launch plan of the chosen one (no GPU needed).
   Chosen (nothing is timed): --kernel NAME if given; else the tuning record of the problem on the
   target in the cache's records/ (rocke tune); else the ranker, a cost model fitted on H200 bench
