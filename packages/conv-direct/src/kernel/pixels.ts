@@ -3,7 +3,8 @@
  * wgmma.ts): a tile is tile_h rows of tile_w consecutive pixels of the flat output index
  * p = (n·Ho + oh)·Wo + ow, so tile pixel (row, col) is p0 + row·tile_w + col. Staging gathers
  * each pixel's input at its strided position (n, oh·stride_h, ow·stride_w) — one pixel per LDS
- * row, no halo — and the stores write y as the [N·Ho·Wo, K] matrix its packed strides describe.
+ * row, no halo — and the stores write y as the [N·Ho·Wo, K] matrix its packed strides describe
+ * (`kernargValues` passes packed strides for x and y; at stride 1 x is the [N·H·W, C] matrix).
  */
 import type { Builder, Value } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
@@ -32,16 +33,25 @@ export function emitPixelSource(
   let valid = b.icmp('ult', p, o.flat.pixels);
   const inTile = o.inTile();
   if (inTile) valid = b.and(valid, inTile);
-  // The pixel's image, output row and column; its input sits stride pixels apart along each axis.
+  const elem = b.add(emitInputPixel(b, args, spec, p), b.add(b.mul(cv, 8), o.cStart));
+  const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${o.j}`);
+  return { global, row, col, cv, pos, inTile };
+}
+
+/**
+ * The first element of x that flat output pixel `p` reads. Stride 1: x's packed strides make the
+ * flat index its row too (H = Ho, W = Wo), so p · x_stride_w, no division. Larger strides: the
+ * pixel's image, output row and column (two divisions, once per staging slot, outside the channel
+ * loop), its input stride pixels apart along each axis.
+ */
+function emitInputPixel(b: Builder, args: KernelArgs, spec: Spec, p: Value): Value {
+  if (spec.stride_h === 1 && spec.stride_w === 1) return b.mul(p, args.x_stride_w);
   const perImage = b.mul(args.Ho, args.Wo);
   const n = b.udiv(p, perImage);
   const inImage = b.urem(p, perImage);
   const oh = b.udiv(inImage, args.Wo);
   const ow = b.urem(inImage, args.Wo);
-  const pixel = b.add(b.add(b.mul(n, args.x_stride_n), b.mul(b.mul(oh, spec.stride_h), args.x_stride_h)), b.mul(b.mul(ow, spec.stride_w), args.x_stride_w));
-  const elem = b.add(pixel, b.add(b.mul(cv, 8), o.cStart));
-  const global = b.select(valid, b.mul(elem, ELEMENT_BYTES), SENTINEL_OFFSET, `x.goff${o.j}`);
-  return { global, row, col, cv, pos, inTile };
+  return b.add(b.add(b.mul(n, args.x_stride_n), b.mul(b.mul(oh, spec.stride_h), args.x_stride_h)), b.mul(b.mul(ow, spec.stride_w), args.x_stride_w));
 }
 
 /**
