@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultVariant, problemCandidates } from './candidates.js';
 import { launchGrid } from './grid.js';
 import { pointwisePixelUtilization } from './pointwise.js';
+import { RANKER_FEATURES, rankerFeatures } from './ranker/features.js';
 import { scoreCandidate } from './ranking.js';
 import { benchVariants, selectProblemSpecs } from './selection.js';
 import { kernelName, specGeometry, wgmmaLds } from './spec.js';
@@ -82,5 +83,15 @@ describe('pointwise candidates and selection', () => {
     expect(new Set(wg.map((s) => s.tile_h * s.tile_w))).toEqual(new Set([64, 128, 256]));
     expect(problemCandidates(shapes[0]!, 'sm_90').valid.some((s) => s.atom === 'm16n8k16')).toBe(true);
     expect(validate(pointwiseSpec(sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true })), shapes[0]!)).toEqual({ ok: true });
+  });
+});
+
+describe('pointwise in the ranker', () => {
+  it('reads the flat-pixel utilization: no tile waste when the tiles divide N·Ho·Wo', () => {
+    const p = problem1x1({ N: 2, H: 8, W: 8, C: 64, K: 64 });
+    const f = rankerFeatures(pointwiseSpec(wgmmaSpec({ tile_h: 16 })), p);
+    expect(f[RANKER_FEATURES.indexOf('tileWaste')]).toBeCloseTo(0, 12);
+    // The windowed twin computes 2 images of 16 x 8 rows for 8 x 8 maps: one bit of waste.
+    expect(rankerFeatures({ ...pointwiseSpec(wgmmaSpec({ tile_h: 16 })), variant: 'dense' }, p)[RANKER_FEATURES.indexOf('tileWaste')]).toBeCloseTo(1, 12);
   });
 });

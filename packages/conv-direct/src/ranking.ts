@@ -47,17 +47,26 @@ export interface CandidateScore {
 export const UNSWIZZLED_WGMMA_FACTOR = 0.6;
 
 /**
+ * Output pixels over the pixels whole tiles compute: Ho, Wo rounded up to the tile and N to the
+ * tile's tile_n images; pointwise tiles run over the flat N·Ho·Wo pixels, so only the batch's last
+ * tile pads.
+ */
+export function spatialUtilization(spec: Spec, problem: Problem): number {
+  if (spec.variant === 'pointwise') return pointwisePixelUtilization(spec, problem);
+  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
+  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
+  const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
+  return (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+}
+
+/**
  * Scores one spec for one problem. The model is deliberately simple (tile padding waste and grid
  * quantization against the residency model of conv-direct); it only orders the candidates so a cap
  * keeps the plausible ones, it never decides the winner: the GPU timing does.
  */
 export function scoreCandidate(spec: Spec, problem: Problem): CandidateScore {
-  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
-  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
   const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
-  // Pointwise tiles run over the flat pixels: only the batch's last tile pads.
-  const spatial =
-    spec.variant === 'pointwise' ? pointwisePixelUtilization(spec, problem) : (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+  const spatial = spatialUtilization(spec, problem);
   const tileVolume = spec.tile_n * spec.tile_h * spec.tile_w * spec.tile_k;
   const fragmentsPerMma = fragmentLoadsPerMma(spec);
   const name = kernelName(spec);

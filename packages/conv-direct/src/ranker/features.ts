@@ -5,8 +5,8 @@
  */
 import { launchGrid } from '../grid.js';
 import { mergeRow } from '../merge-chooser.js';
-import { outputExtent, problemGeometry, type Problem } from '../problem.js';
-import { fragmentLoadsPerMma } from '../ranking.js';
+import { problemGeometry, type Problem } from '../problem.js';
+import { fragmentLoadsPerMma, spatialUtilization } from '../ranking.js';
 import { residency } from '../residency.js';
 import { registerEstimate } from '../spill.js';
 import { specGeometry, wgmmaLds, type Spec } from '../spec.js';
@@ -63,9 +63,7 @@ const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
 /** Useful outputs / outputs computed (grouped: the merge model's channel terms and diagonal share). */
 function tileUtilization(spec: Spec, problem: Problem): number {
-  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
-  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
-  const spatial = (problem.N * Ho * Wo) / (roundUp(problem.N, spec.tile_n) * roundUp(Ho, spec.tile_h) * roundUp(Wo, spec.tile_w));
+  const spatial = spatialUtilization(spec, problem);
   if (spec.variant === 'grouped') {
     const row = mergeRow(spec, problem, spec.group_merge);
     return spatial * row.kUtilisation * row.nUtilisation * row.diagonalShare;
