@@ -216,8 +216,13 @@ export function groupMergeChoices(groups: number): number[] {
  */
 export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   if (opts.variant === 'depthwise') return depthwiseGrid(target, opts);
-  // Pointwise tiles are flat pixel runs: the dense grid's, unfitted to any map (see pointwiseTiles).
-  if (opts.variant === 'pointwise') return pointwiseTiles(candidateGrid(target, { ...opts, variant: 'dense', wo: null, ho: null }), (s) => widthUnit(s.atom));
+  if (opts.variant === 'pointwise') {
+    // Flat pixel runs: the dense grid's tiles unfitted to any map (see pointwiseTiles), with the
+    // compact grid's heights (32- and 64-pixel tiles of the per-wave atoms fill the machine on
+    // small pixel counts and cost no halo here) at the one LDS pad.
+    const dense = candidateGrid(target, { ...opts, variant: 'dense', wo: null, ho: null, compact: true });
+    return pointwiseTiles(dense.filter((s) => s.lds_pad === (isWarpgroupAtom(s.atom) ? 0 : DEFAULT_LDS_PAD)), (s) => widthUnit(s.atom));
+  }
   const facts = TARGETS[target];
   const amd = facts.vendor === 'amd';
   const iglps = opts.iglp ?? (amd ? [0] : [null]);

@@ -51,9 +51,9 @@ export function pointwisePixelUtilization(s: Spec, p: Problem): number {
  * The pointwise tiles of a dense grid (built for the 1x1 capability with no fitted widths): the
  * tile width only lays the flat pixels out in rows, so one width per atom is enough — wgmma's
  * m-block width (8: each m-block is 64 consecutive pixels) and one width unit of the per-wave
- * atoms — and the tile heights give the pixel counts (64 to 256 for wgmma, the dense grid's for
- * the others). The ranking then weighs them by the problem's pixel count (last-tile padding, grid
- * fill) and the residency model.
+ * atoms — and the tile heights give the pixel counts (64 to 256 for wgmma; 2 to 16 rows of the
+ * width unit for the others, 32 to 512 pixels). The ranking then weighs them by the problem's pixel
+ * count (last-tile padding, grid fill) and the residency model.
  */
 export function pointwiseTiles(dense: readonly Spec[], unit: (s: Spec) => number): Spec[] {
   return dense.filter((s) => s.tile_w === (isWarpgroupAtom(s.atom) ? 8 : unit(s))).map((s) => ({ ...s, variant: 'pointwise' as const }));
