@@ -155,7 +155,8 @@ export {
   SPLIT_C_MAX_PIXELS,
   benchVariants,
   capShares,
-  orderByAtomShares,
+  orderAcrossVariants,
+  variantReserve,
   retypeProblems,
   selectProblemSpecs,
   type NamedProblem,
@@ -166,15 +167,34 @@ export {
 export {
   MAX_SPLIT_TRIALS,
   SPLIT_TRIAL_WINDOW,
-  UNSWIZZLED_WGMMA_FACTOR,
-  fragmentLoadsPerMma,
   orderCandidates,
   scoreCandidate,
   splitTrials,
   type CandidateScore,
   type OrderOptions,
 } from './ranking.js';
-export { MEASURED_SPLIT_RULES, TARGET_WAVES, chooseSplits, defaultSplitWaves, splitOptions, type SplitChoice, type SplitOption, type SplitRule } from './split-chooser.js';
+export { fragmentLoadsPerMma } from './fragments.js';
+export {
+  ATOM_CLASSES,
+  COMBINE,
+  COST_TERMS,
+  TARGET_RATES,
+  atomClass,
+  coefficientKey,
+  combineTerms,
+  costLine,
+  costTerms,
+  defaultCoefficients,
+  estimateCost,
+  type AtomClass,
+  type CostCoefficients,
+  type CostEstimate,
+  type CostFacts,
+  type CostTerm,
+  type TargetRates,
+} from './cost-model.js';
+export { outputStoreRun, stagesOutputInLds } from './store-path.js';
+export { TARGET_WAVES, chooseSplits, splitOptions, type SplitChoice, type SplitOption } from './split-chooser.js';
 export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-chooser.js';
 export {
   ConvKernelError,
@@ -198,7 +218,6 @@ export {
 } from './kernel/index.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
 export {
-  RANKER_FEATURES,
   chooseConv,
   type ChooseOptions,
   type ConvChoice,
@@ -209,17 +228,20 @@ export {
   evaluateRanker,
   fitRanker,
   generatedModelSource,
+  leaveGroupOut,
+  leaveOneClassOut,
   leaveOneShapeOut,
+  problemClass,
+  rankerEstimate,
   rankerExplain,
-  rankerFeatures,
   rankerOrder,
   rankerScore,
   rowsFromBenchDetails,
   specFromKernelName,
   type FitOptions,
+  type Evaluation,
   type HeldOutShape,
   type RankedCandidate,
-  type RankerFeature,
   type RankerModel,
   type RankerRows,
 } from './ranker/index.js';

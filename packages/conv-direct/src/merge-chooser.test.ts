@@ -30,7 +30,9 @@ describe('chooseGroupMerge', () => {
     const wgs = launchGrid({ ...grouped, group_merge: 8 }, p).workgroups;
     expect(r8.workgroups).toBe(wgs);
     expect(r8.cost).toBeCloseTo(8 / (wgs / (Math.ceil(wgs / slots) * slots)), 12);
-    expect(c.explain.at(-1)).toBe(`chose group_merge 8 (lowest cost ${r8.cost.toFixed(3)}; ties go to the smaller degree)`);
+    // The choice is the cost model's: 8 has the lowest predicted time of the feasible degrees.
+    expect(r16.predictedUs).toBeGreaterThan(r8.predictedUs);
+    expect(c.explain.at(-1)).toBe(`chose group_merge 8 (lowest predicted time ${r8.predictedUs.toFixed(2)} us; ties go to the smaller degree)`);
   });
 
   it('cpg = kpg = 16 with a 16-row tile runs unmerged', () => {

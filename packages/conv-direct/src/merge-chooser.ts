@@ -10,7 +10,9 @@
  * - fill           = workgroups / (ceil(workgroups/slots) * slots): the share of resident slots
  *   busy over the waves the grid needs (a grid below one wave, or a ragged last wave, idles slots);
  * - cost = 1 / (k utilisation x n utilisation x diagonal share x fill).
- * The smallest cost wins; ties go to the smaller degree. Grids under two waves are flagged in the
+ * These terms explain a degree; the choice is the cost model's (cost-model.ts, which counts the
+ * same padded work and fill plus the bytes staged, LDS reads and loop latency): the lowest
+ * predicted time wins; ties go to the smaller degree. Grids under two waves are flagged in the
  * explanation. Infeasible degrees (validation fails) are listed with their reason.
  */
 import { launchGrid } from './grid.js';
@@ -22,6 +24,7 @@ import { ATOMS } from './targets.js';
 import { groupMergeChoices } from './candidates.js';
 import { validate } from './validate.js';
 import { TARGET_WAVES } from './split-chooser.js';
+import { estimateCost } from './cost-model.js';
 
 /** The cost model's terms for one merge degree. */
 export interface MergeRow {
@@ -36,6 +39,8 @@ export interface MergeRow {
   readonly fill: number;
   /** Relative time; Infinity when infeasible. */
   readonly cost: number;
+  /** The cost model's predicted time, microseconds; Infinity when infeasible. */
+  readonly predictedUs: number;
 }
 
 /** The planner's decision. */
@@ -61,13 +66,14 @@ export function mergeRow(spec: Spec, problem: Problem, gm: number): MergeRow {
   const nUtilisation = mk / (Math.ceil(mk / spec.tile_k) * spec.tile_k);
   const diagonalShare = 1 / gm;
   if (!v.ok) {
-    return { groupMerge: gm, reason: v.reason, kUtilisation, nUtilisation, diagonalShare, workgroups: 0, waves: 0, fill: 0, cost: Infinity };
+    return { groupMerge: gm, reason: v.reason, kUtilisation, nUtilisation, diagonalShare, workgroups: 0, waves: 0, fill: 0, cost: Infinity, predictedUs: Infinity };
   }
   const slots = residency(candidate).slots;
   const workgroups = launchGrid(candidate, problem).workgroups;
   const fill = workgroups / (Math.ceil(workgroups / slots) * slots);
   const cost = 1 / (kUtilisation * nUtilisation * diagonalShare * fill);
-  return { groupMerge: gm, reason: null, kUtilisation, nUtilisation, diagonalShare, workgroups, waves: workgroups / slots, fill, cost };
+  const predictedUs = estimateCost(candidate, problem).us;
+  return { groupMerge: gm, reason: null, kUtilisation, nUtilisation, diagonalShare, workgroups, waves: workgroups / slots, fill, cost, predictedUs };
 }
 
 /**
@@ -83,20 +89,20 @@ export function chooseGroupMerge(spec: Spec, problem: Problem, degrees?: readonl
   let best: MergeRow | undefined;
   for (const r of rows) {
     if (r.reason !== null) continue;
-    if (!best || r.cost < best.cost - EPS) best = r;
+    if (!best || r.predictedUs < best.predictedUs - EPS) best = r;
   }
   const lines = rows.map((r) =>
     r.reason !== null
       ? `gm ${r.groupMerge}: infeasible (${r.reason})`
       : `gm ${r.groupMerge}: k-util ${r.kUtilisation.toFixed(3)} n-util ${r.nUtilisation.toFixed(3)} diagonal ${r.diagonalShare.toFixed(3)} ` +
-        `fill ${r.fill.toFixed(3)} (${r.workgroups} workgroups, ${r.waves.toFixed(2)} waves${r.waves < TARGET_WAVES ? ', under 2 waves' : ''}) cost ${r.cost.toFixed(3)}`,
+        `fill ${r.fill.toFixed(3)} (${r.workgroups} workgroups, ${r.waves.toFixed(2)} waves${r.waves < TARGET_WAVES ? ', under 2 waves' : ''}) cost ${r.cost.toFixed(3)}, predicted ${r.predictedUs.toFixed(2)} us`,
   );
   if (!best) throw new PlanError(`no merge degree fits groups ${problem.groups} with this tile:\n${lines.join('\n')}`);
   return {
     groupMerge: best.groupMerge,
     spec: { ...spec, group_merge: best.groupMerge },
     rows,
-    explain: [...lines, `chose group_merge ${best.groupMerge} (lowest cost ${best.cost.toFixed(3)}; ties go to the smaller degree)`],
+    explain: [...lines, `chose group_merge ${best.groupMerge} (lowest predicted time ${best.predictedUs.toFixed(2)} us; ties go to the smaller degree)`],
   };
 }
 
@@ -117,6 +123,6 @@ export function rankGroupedSpecs(specs: readonly Spec[], problem: Problem): Rank
     .filter((spec) => spec.variant === 'grouped')
     .map((spec, index) => ({ spec, row: mergeRow(spec, problem, spec.group_merge), index }))
     .filter((r) => r.row.reason === null)
-    .sort((a, b) => a.row.cost - b.row.cost || a.spec.group_merge - b.spec.group_merge || a.index - b.index)
+    .sort((a, b) => a.row.predictedUs - b.row.predictedUs || a.spec.group_merge - b.spec.group_merge || a.index - b.index)
     .map(({ spec, row }) => ({ spec, row }));
 }

@@ -135,7 +135,7 @@ describe('plan: split_c', () => {
   const p = problem3x3({ N: 1, H: 14, W: 14, C: 1024, K: 1024 });
 
   it('chooses splits, sizes the workspace and lists the reduce step', () => {
-    const pl = plan(spec, p, 'gfx950');
+    const pl = plan(spec, p, 'gfx950', { minWaves: 2 });
     expect(pl.splits).toBe(32);
     const l = pl.launches[0]!;
     expect(l.grid[0]).toBe(1 * 2 * 1 * 16 * 32);
@@ -143,6 +143,8 @@ describe('plan: split_c', () => {
     expect(pl.workspaceBytes).toBe(4 * 32 * 14 * 14 * 1024);
     expect(pl.reduce).toEqual([{ launchIndex: 0, splits: 32, elements: 14 * 14 * 1024, wsOffsetBytes: 0, yOffsetBytes: 0, dtype: 'bf16' }]);
     expect(pl.explain.join('\n')).toMatch(/chose splits 32: the smallest reaching 2 waves/);
+    // By default the cost model chooses the count (and says so).
+    expect(plan(spec, p, 'gfx950').explain.join('\n')).toMatch(/chose splits \d+: the lowest predicted time of the cost model/);
   });
 
   it('takes a caller split count and rejects bad ones with the validation reason', () => {

@@ -8,7 +8,7 @@ import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { checkProblem, problemGeometry, problemLabel, type Dtype, type Problem } from './problem.js';
 import { kernelName, specGeometry, type Spec, type Variant } from './spec.js';
-import { chooseSplits, defaultSplitWaves } from './split-chooser.js';
+import { chooseSplits } from './split-chooser.js';
 import { MAX_GRID, MAX_TENSOR_BYTES, type TargetName } from './targets.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
@@ -69,7 +69,7 @@ export interface LaunchPlan {
 export interface PlanOptions {
   /** split_c: a fixed split count; by default the split planner chooses one. */
   splits?: number;
-  /** split_c: waves of resident workgroups to aim for (default: `defaultSplitWaves(spec.target)`). */
+  /** split_c: waves of resident workgroups to aim for (default: the cost model's lowest predicted time). */
   minWaves?: number;
   /** The scalars of the spec's fused epilogue (alpha, beta default 1; slope, lo, hi where its act needs them). */
   epilogue?: EpilogueScalars;
@@ -168,7 +168,7 @@ export function plan(spec: Spec, problem: Problem, target: TargetName, opts: Pla
       splits = opts.splits;
       explain.push(`splits ${splits} fixed by the caller`);
     } else {
-      const choice = chooseSplits(spec, largest, opts.minWaves ?? defaultSplitWaves(spec.target));
+      const choice = chooseSplits(spec, largest, opts.minWaves);
       splits = choice.splits;
       explain.push(...choice.explain);
     }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultVariant, problemCandidates } from './candidates.js';
 import { launchGrid } from './grid.js';
 import { pointwisePixelUtilization } from './pointwise.js';
-import { RANKER_FEATURES, rankerFeatures } from './ranker/features.js';
+import { estimateCost } from './cost-model.js';
 import { scoreCandidate } from './ranking.js';
 import { benchVariants, selectProblemSpecs } from './selection.js';
 import { kernelName, specGeometry, wgmmaLds } from './spec.js';
@@ -86,12 +86,12 @@ describe('pointwise candidates and selection', () => {
   });
 });
 
-describe('pointwise in the ranker', () => {
+describe('pointwise in the cost model', () => {
   it('reads the flat-pixel utilization: no tile waste when the tiles divide N·Ho·Wo', () => {
     const p = problem1x1({ N: 2, H: 8, W: 8, C: 64, K: 64 });
-    const f = rankerFeatures(pointwiseSpec(wgmmaSpec({ tile_h: 16 })), p);
-    expect(f[RANKER_FEATURES.indexOf('tileWaste')]).toBeCloseTo(0, 12);
-    // The windowed twin computes 2 images of 16 x 8 rows for 8 x 8 maps: one bit of waste.
-    expect(rankerFeatures({ ...pointwiseSpec(wgmmaSpec({ tile_h: 16 })), variant: 'dense' }, p)[RANKER_FEATURES.indexOf('tileWaste')]).toBeCloseTo(1, 12);
+    const spec = pointwiseSpec(wgmmaSpec({ tile_h: 16 }));
+    expect(estimateCost(spec, p).facts.tileUtilization).toBeCloseTo(1, 12);
+    // The windowed twin computes 2 images of 16 x 8 rows for 8 x 8 maps: half of it is padding.
+    expect(estimateCost({ ...spec, variant: 'dense' }, p).facts.tileUtilization).toBeCloseTo(0.5, 12);
   });
 });

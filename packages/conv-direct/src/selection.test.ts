@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { parseProblem } from './problem.js';
 import { orderCandidates } from './ranking.js';
-import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, selectProblemSpecs } from './selection.js';
-import { kernelName, type Spec } from './spec.js';
-import { spillReason } from './spill.js';
+import { benchVariants, DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, orderAcrossVariants, retypeProblems, selectProblemSpecs, variantReserve } from './selection.js';
+import { rankerOrder } from './ranker/model.js';
+import { kernelName } from './spec.js';
+import { spillFilter, spillReason } from './spill.js';
 import { validate } from './validate.js';
 
 /** sm_8x8_1280 of the public suite: N 4, 8x8, C = K = 1280. */
@@ -32,15 +33,18 @@ describe('DEFAULT_PROBLEMS', () => {
 describe('selectProblemSpecs', () => {
   const selected = selectProblemSpecs(DEFAULT_PROBLEMS, 'gfx950');
 
-  it('takes the apt variants, shares the cap evenly and keeps only valid, non-spilling specs of the shape', () => {
-    expect(selected.map((s) => [s.name, s.variants.map((v) => `${v.variant}:${v.specs.length}`)])).toEqual([
-      ['sm_14x14_1024', ['dense:20', 'split_c:20']],
-      ['g_28_c512_g32', ['grouped:40']],
-      ['d_14_c256', ['dense:20', 'split_c:20']],
+  it('takes the apt variants, fills the cap across them (each keeps its reserve) and keeps only valid, non-spilling specs of the shape', () => {
+    expect(selected.map((s) => [s.name, s.variants.map((v) => v.variant)])).toEqual([
+      ['sm_14x14_1024', ['dense', 'split_c']],
+      ['g_28_c512_g32', ['grouped']],
+      ['d_14_c256', ['dense', 'split_c']],
     ]);
     for (const s of selected) {
       expect(s.cap).toBe(DEFAULT_SHAPE_CAP);
+      expect(s.variants.reduce((n, v) => n + v.specs.length, 0)).toBe(DEFAULT_SHAPE_CAP);
       for (const v of s.variants) {
+        expect(v.specs.length).toBe(v.share);
+        expect(v.share).toBeGreaterThanOrEqual(variantReserve(DEFAULT_SHAPE_CAP, s.variants.length));
         const valid = problemCandidates(s.problem, 'gfx950', { variant: v.variant }).valid;
         expect(v.valid).toBe(valid.length);
         expect(v.spillHeuristic).toBe(valid.filter((x) => spillReason(x) !== null).length);
@@ -63,53 +67,47 @@ describe('selectProblemSpecs', () => {
     expect(dense.map((s) => s.variants.map((v) => `${v.variant}:${v.specs.length}`))).toEqual([['dense:6'], [], ['dense:6']]);
     expect(dense[0]!.notes).toEqual(['split_c: apt, not selected (--variant)']);
     expect(dense[1]!.notes).toEqual(['grouped: apt, not selected (--variant)', 'no selected variant is apt for this shape (apt: grouped)']);
-    // An odd cap: the first variant gets the remainder.
-    expect(selectProblemSpecs([DEFAULT_PROBLEMS[0]!], 'gfx942', { cap: 5 })[0]!.variants.map((v) => v.specs.length)).toEqual([3, 2]);
+    // A small cap: every variant still keeps its reserve of one.
+    const five = selectProblemSpecs([DEFAULT_PROBLEMS[0]!], 'gfx942', { cap: 5 })[0]!.variants.map((v) => v.specs.length);
+    expect(five.reduce((a, b) => a + b, 0)).toBe(5);
+    expect(Math.min(...five)).toBeGreaterThanOrEqual(1);
     expect(() => selectProblemSpecs(DEFAULT_PROBLEMS, 'gfx950', { cap: 0 })).toThrow(/cap must be a positive integer/);
   });
 });
 
-describe('selectProblemSpecs: one share per MMA atom', () => {
-  // sm_90 offers mma.sync (m16n8k16) and wgmma (m64nNk16); the host score does not model their
-  // throughputs, so each atom gets an even share of its variant's cap (remainder to the first).
-  const count = (specs: readonly Spec[], atom: string) => specs.filter((s) => s.atom === atom).length;
-
-  it('keeps both sm_90 atoms in every dense and split_c selection, shares adding up to the cap', () => {
+describe('selectProblemSpecs: one order across variants and atoms', () => {
+  it('keeps the lowest predicted times over all variants, past each variant reserve', () => {
     for (const cap of [DEFAULT_SHAPE_CAP, 10, 7]) {
       for (const shape of selectProblemSpecs(DEFAULT_PROBLEMS, 'sm_90', { cap })) {
-        expect(shape.variants.reduce((n, v) => n + v.specs.length, 0)).toBe(cap);
-        for (const v of shape.variants) {
-          expect(v.specs.length).toBe(v.share);
-          if (v.variant === 'grouped') {
-            // No grouped wgmma kernel: the whole share goes to mma.sync.
-            expect(count(v.specs, 'm16n8k16')).toBe(v.share);
-          } else {
-            expect([count(v.specs, 'm16n8k16'), count(v.specs, 'm64nNk16')]).toEqual([Math.ceil(v.share / 2), Math.floor(v.share / 2)]);
-          }
-          // Within an atom, specs stay in score order.
-          for (const atom of ['m16n8k16', 'm64nNk16']) {
-            const scores = v.specs.flatMap((spec, i) => (spec.atom === atom ? [v.scores[i]!] : []));
-            for (let i = 1; i < scores.length; i++) expect(scores[i - 1]!).toBeGreaterThanOrEqual(scores[i]!);
-          }
-        }
+        const reserve = variantReserve(cap, shape.variants.length);
+        const kept = shape.variants.flatMap((v) => v.predictedUs.map((us, i) => ({ us, spec: v.specs[i]!, own: i })));
+        // Each variant's list is in predicted order.
+        for (const v of shape.variants) for (let i = 1; i < v.predictedUs.length; i++) expect(v.predictedUs[i]!).toBeGreaterThanOrEqual(v.predictedUs[i - 1]!);
+        // Any candidate left out predicts no faster than every kept one beyond the reserves.
+        const pools = shape.variants.map((v) => spillFilter(problemCandidates(shape.problem, 'sm_90', { variant: v.variant }).valid).kept);
+        const all = orderAcrossVariants(pools, shape.problem, Number.MAX_SAFE_INTEGER);
+        const names = new Set(kept.map((k) => kernelName(k.spec)));
+        const worstJoint = Math.max(...kept.filter((k) => k.own >= reserve).map((k) => k.us), 0);
+        const firstLeftOut = all.find((o) => !names.has(o.score.kernelName));
+        if (firstLeftOut && worstJoint > 0) expect(firstLeftOut.score.predictedUs).toBeGreaterThanOrEqual(worstJoint);
       }
     }
   });
 
-  it('each atom share is that atom own capped order, so one atom cannot crowd out the other', () => {
-    const shape = DEFAULT_PROBLEMS[2]!; // d_14_c256
-    const [sel] = selectProblemSpecs([shape], 'sm_90', { cap: 4, variants: ['dense'] });
-    const valid = problemCandidates(shape.problem, 'sm_90').valid;
-    const own = (atom: string) => orderCandidates(valid.filter((s) => s.atom === atom), shape.problem, { cap: 2 }).map((c) => kernelName(c.spec));
-    expect(sel!.variants[0]!.specs.map(kernelName)).toEqual([...own('m16n8k16'), ...own('m64nNk16')]);
-    // Ordered jointly, one atom would take more than its half of the top 4 on this shape (since
-    // 14-row mma.sync tiles fit the 14x14 map, mma.sync takes all four).
-    expect(orderCandidates(valid, shape.problem, { cap: 4 }).filter((c) => c.spec.atom === 'm64nNk16').length).not.toBe(2);
+  it('puts the ranker choice first: the bench capped at one times what the ranker would run', () => {
+    for (const shape of DEFAULT_PROBLEMS) {
+      const [sel] = selectProblemSpecs([shape], 'sm_90', { cap: DEFAULT_SHAPE_CAP });
+      const first = sel!.variants.flatMap((v) => v.specs.map((spec, i) => ({ spec, us: v.predictedUs[i]! }))).sort((a, b) => a.us - b.us)[0]!;
+      const pool = benchVariants(shape.problem).flatMap((variant) => spillFilter(problemCandidates(shape.problem, 'sm_90', { variant }).valid).kept);
+      expect(kernelName(first.spec)).toBe(rankerOrder(pool, shape.problem)[0]!.kernelName);
+    }
   });
 
-  it('shares the cap between the two MFMA atoms on AMD too', () => {
-    const [sm] = selectProblemSpecs([DEFAULT_PROBLEMS[0]!], 'gfx950', { cap: 6, variants: ['dense'] });
-    expect([count(sm!.variants[0]!.specs, '32x32x16'), count(sm!.variants[0]!.specs, '16x16x32')]).toEqual([3, 3]);
+  it('orders one variant with orderCandidates (the same model), whatever the input order', () => {
+    const shape = DEFAULT_PROBLEMS[2]!; // d_14_c256
+    const valid = problemCandidates(shape.problem, 'sm_90').valid;
+    const a = orderCandidates(valid, shape.problem, { cap: 8 }).map((o) => o.score.kernelName);
+    expect(orderCandidates([...valid].reverse(), shape.problem, { cap: 8 }).map((o) => o.score.kernelName)).toEqual(a);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Which kernels a problem set needs on a target: the variants apt for each shape, their valid and
- * likely non-spilling candidates, in bench order, under a per-shape cap shared by variant and MMA atom.
+ * likely non-spilling candidates, in the cost model's bench order, under a per-shape cap.
  */
 import { problemCandidates } from './candidates.js';
 import { isDepthwiseProblem } from './depthwise.js';
@@ -74,12 +74,12 @@ export interface VariantSelection {
   valid: number;
   /** Of those, dropped by conv-direct's spill heuristic before ordering (likely spillers). */
   spillHeuristic: number;
-  /** This variant's share of the shape's cap. */
+  /** How many of the shape's cap this variant holds. */
   share: number;
-  /** The specs kept under the share, in bench order. */
+  /** The specs kept, in bench order. */
   specs: Spec[];
-  /** `orderCandidates`' host-side score of each spec (same order as `specs`). */
-  scores: number[];
+  /** The cost model's predicted time of each spec, microseconds (same order as `specs`). */
+  predictedUs: number[];
 }
 
 /** What a problem set selected for one shape and target. */
@@ -97,7 +97,7 @@ export interface ShapeSelection {
 
 /** Options of {@link selectProblemSpecs}. */
 export interface SelectOptions {
-  /** Candidates per shape at most, shared evenly by its variants (default {@link DEFAULT_SHAPE_CAP}). */
+  /** Candidates per shape at most, over all its variants (default {@link DEFAULT_SHAPE_CAP}). */
   cap?: number;
   /** Only these variants (default: every variant apt for the shape). */
   variants?: readonly string[];
@@ -109,23 +109,39 @@ export function capShares(cap: number, n: number): number[] {
 }
 
 /**
- * A variant's specs for the bench: each MMA atom (sm_90: mma.sync and wgmma; AMD: its two MFMA
- * shapes) gets its own share of `cap`, in first-seen atom order, filled in `orderCandidates` order.
- * The host score models tile waste and grid fill, not the atoms' throughputs, so none crowds out
- * another. Used by the selection and by the bench's manifest built from a compile cache alike.
+ * The places of a shape's cap each variant keeps for its own best candidates before the joint
+ * order fills the rest: a quarter of the cap over the variants, at least 1. The cost model has
+ * measured rows for some variants and only its roofline for others, so no variant's first few
+ * are crowded out by another's prediction.
  */
-export function orderByAtomShares(specs: readonly Spec[], problem: Problem, cap: number): ReturnType<typeof orderCandidates> {
-  const atoms = [...new Set(specs.map((s) => s.atom))];
-  const quota = capShares(cap, Math.max(atoms.length, 1));
-  return atoms.flatMap((atom, j) => orderCandidates(specs.filter((s) => s.atom === atom), problem, { cap: quota[j]!, keepSpilling: true }));
+export function variantReserve(cap: number, variants: number): number {
+  return Math.max(1, Math.floor(cap / (4 * Math.max(variants, 1))));
+}
+
+/**
+ * The bench order of one shape over its variants' candidates: each variant's first
+ * {@link variantReserve} by predicted time, then every other candidate by predicted time, cut to
+ * `cap`; returned in predicted-time order. Used by the selection and by the bench's manifest built
+ * from a compile cache alike.
+ */
+export function orderAcrossVariants(byVariant: readonly (readonly Spec[])[], problem: Problem, cap: number): ReturnType<typeof orderCandidates> {
+  const ordered = byVariant.map((specs) => orderCandidates(specs, problem, { keepSpilling: true }));
+  const reserve = variantReserve(cap, byVariant.length);
+  const kept = new Set(ordered.flatMap((o) => o.slice(0, reserve)));
+  const all = ordered.flat().sort((a, b) => a.score.predictedUs - b.score.predictedUs || (a.score.kernelName < b.score.kernelName ? -1 : a.score.kernelName > b.score.kernelName ? 1 : 0));
+  for (const o of all) {
+    if (kept.size >= cap) break;
+    kept.add(o);
+  }
+  return all.filter((o) => kept.has(o)).slice(0, cap);
 }
 
 /**
  * The kernels a problem set needs on one target, per shape: the variants apt for it
- * ({@link benchVariants}: grouped for groups > 1, else dense, plus split_c on maps up to 16×16), each
- * variant's valid candidates from conv-direct's `problemCandidates`, minus likely spillers
- * (`spillFilter`), ordered by `orderCandidates` (host-side score, then tile volume,
- * then name) and cut to the variant's share of `cap`. Deterministic: same input, same specs.
+ * ({@link benchVariants}: grouped for groups > 1, else dense, plus split_c on maps up to 16×16),
+ * each variant's valid candidates from conv-direct's `problemCandidates`, minus likely spillers
+ * (`spillFilter`), ordered by the cost model's predicted time across variants
+ * ({@link orderAcrossVariants}) and cut to `cap`. Deterministic: same input, same specs.
  */
 export function selectProblemSpecs(problems: readonly NamedProblem[], target: TargetName, options: SelectOptions = {}): ShapeSelection[] {
   const cap = options.cap ?? DEFAULT_SHAPE_CAP;
@@ -135,18 +151,20 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
     const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
-    const quota = capShares(cap, Math.max(wanted.length, 1));
-    const variants = wanted.map((variant, i): VariantSelection => {
+    const pools = wanted.map((variant) => {
       const valid = problemCandidates(problem, target, { variant }).valid;
-      const likely = spillFilter(valid);
-      const ordered = orderByAtomShares(likely.kept, problem, quota[i]!);
+      return { variant, valid, likely: spillFilter(valid) };
+    });
+    const ordered = orderAcrossVariants(pools.map((p) => p.likely.kept), problem, cap);
+    const variants = pools.map(({ variant, valid, likely }): VariantSelection => {
+      const mine = ordered.filter((o) => o.spec.variant === variant);
       return {
         variant,
         valid: valid.length,
         spillHeuristic: likely.dropped.length,
-        share: quota[i]!,
-        specs: ordered.map((o) => o.spec),
-        scores: ordered.map((o) => o.score.score),
+        share: mine.length,
+        specs: mine.map((o) => o.spec),
+        predictedUs: mine.map((o) => o.score.predictedUs),
       };
     });
     return { name, cls, problem, target, cap, variants, notes };

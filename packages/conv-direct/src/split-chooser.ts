@@ -1,41 +1,20 @@
 /**
  * Split-count planner for the split_c variant. The split count is a runtime kernarg, so the
- * choice is per launch: enough channel slices to give the machine a target number of waves of
- * resident workgroups, and no more, because every extra slice adds N*Ho*Wo*K fp32 of workspace
- * traffic, a partial-sum epilogue per workgroup and a shorter channel loop to hide latency in.
+ * choice is per launch, by the cost model (cost-model.ts): more slices fill the machine, and every
+ * extra slice adds N*Ho*Wo*K fp32 of workspace traffic and shortens the channel loop the loads
+ * hide behind; the predicted time settles the trade.
  */
 import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { problemGeometry, type Problem } from './problem.js';
 import { residency, type Residency } from './residency.js';
 import type { Spec } from './spec.js';
-import { TARGETS, type TargetName } from './targets.js';
+import { TARGETS } from './targets.js';
+import { estimateCost } from './cost-model.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
-/** Waves of resident workgroups the planners aim for where nothing was measured (the issue's rule). */
+/** Waves of resident workgroups a grid needs before the merge chooser stops flagging it (and a `minWaves` callers may pass). */
 export const TARGET_WAVES = 2;
-
-/** A split rule fitted to one target's measurements. */
-export interface SplitRule {
-  /** Waves of resident slots to reach. */
-  readonly waves: number;
-  /** Fewest input channels one split may keep (more slices than that are not taken). */
-  readonly minChannelsPerSplit: number;
-}
-
-/**
- * Split rules measured per target. sm_90: the H200 split sweeps of the public suite's small-map and
- * d_14 shapes (85 split_c spec x shape pairs, 3-4 split counts each) were fastest at about half a
- * wave of resident slots, and rarely gained from slices under 32 channels: extra slices add
- * workspace traffic and one-chunk channel loops with nothing to overlap. Against the fastest count
- * timed, this rule costs a geometric mean of 1.04x; the two-wave rule cost 1.36x.
- */
-export const MEASURED_SPLIT_RULES: Readonly<Partial<Record<TargetName, SplitRule>>> = { sm_90: { waves: 0.5, minChannelsPerSplit: 32 } };
-
-/** The wave target {@link chooseSplits} uses when the caller gives none. */
-export function defaultSplitWaves(target: TargetName): number {
-  return MEASURED_SPLIT_RULES[target]?.waves ?? TARGET_WAVES;
-}
 
 /** One feasible split count. */
 export interface SplitOption {
@@ -86,45 +65,41 @@ export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
 }
 
 /**
- * Picks the smallest split count whose grid reaches `minWaves` waves of resident workgroups on the
- * target (default {@link defaultSplitWaves}); when none does, the largest feasible one (the most
- * fill available). On a target with a {@link MEASURED_SPLIT_RULES} entry, no more slices than keep
- * its channel floor per split. Throws a {@link PlanError} when the spec cannot run the problem at all
- * or `minWaves` is not a positive number.
+ * Picks the split count. By default the cost model's (cost-model.ts): every feasible count's
+ * predicted time — grid fill against workspace traffic, the reduce launch and a shorter channel
+ * loop — and the lowest wins (ties: fewer slices). With `minWaves`, the smallest count whose grid
+ * reaches that many waves of resident workgroups, else the largest feasible one (the most fill
+ * available). Throws a {@link PlanError} when the spec cannot run the problem at all or
+ * `minWaves` is not a positive number.
  */
-export function chooseSplits(spec: Spec, problem: Problem, minWaves = defaultSplitWaves(spec.target)): SplitChoice {
-  if (!(minWaves > 0) || !Number.isFinite(minWaves)) throw new PlanError(`minWaves must be a positive number, got ${minWaves}`);
+export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number): SplitChoice {
+  if (minWaves !== undefined && (!(minWaves > 0) || !Number.isFinite(minWaves))) throw new PlanError(`minWaves must be a positive number, got ${minWaves}`);
   const options = splitOptions(spec, problem);
   const res = residency(spec);
   const t = TARGETS[spec.target];
   const first = options[0];
   if (!first) throw new PlanError(`no split count is feasible for C ${problem.C}, ck ${spec.ck}`);
-  const need = Math.ceil(minWaves * res.slots);
-  const rule = MEASURED_SPLIT_RULES[spec.target];
-  const reaching = options.find((o) => o.workgroups >= need);
-  const filled = reaching ?? (options[options.length - 1] as SplitOption);
-  // The measured channel floor wins over fill: the most slices that keep minChannelsPerSplit (at least 1 split).
-  const floor = rule?.minChannelsPerSplit ?? 0;
-  const keeping = options.filter((o) => o.splits <= filled.splits && o.channelsPerSplit >= floor);
-  const pick = keeping[keeping.length - 1] ?? first;
-  const capped = pick.splits !== filled.splits;
-  const explain = [
+  const head = [
     `residency: ${res.perUnit} workgroup(s) per ${t.vendor === 'amd' ? 'CU' : 'SM'} (limited by ${res.limitedBy}; ` +
       `threads ${res.limits.threads}, shared ${res.limits.shared}, registers ${res.limits.registers}` +
-      `${res.limits.blocks === null ? '' : `, blocks ${res.limits.blocks}`}) x ${t.computeUnits} = ${res.slots} slots; ` +
-      `${minWaves} waves need ${need} workgroups` +
-      (minWaves === rule?.waves ? ` (${spec.target}'s measured split target)` : ''),
+      `${res.limits.blocks === null ? '' : `, blocks ${res.limits.blocks}`}) x ${t.computeUnits} = ${res.slots} slots`,
     `unsplit grid: ${first.workgroups} workgroups`,
     `feasible splits (C ${problem.C} = splits x k x ${spec.c_tail === 0 ? `ck ${spec.ck}` : `c_tail ${spec.c_tail}`}, workspace <= 0x7F000000): ${options.map((o) => o.splits).join(', ')}`,
-    capped
-      ? `chose splits ${pick.splits}: ${filled.splits} would ${reaching ? `reach ${minWaves} waves` : 'give the most fill'} but leave ` +
-        `${filled.channelsPerSplit} channels per split, under ${spec.target}'s measured floor of ${floor}; ${pick.splits} gives ` +
-        `${pick.workgroups} workgroups (${pick.waves.toFixed(2)} waves), ${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes`
-      : reaching
-      ? `chose splits ${pick.splits}: the smallest reaching ${minWaves} waves (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves), ` +
-        `${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes`
-      : `chose splits ${pick.splits}: no feasible count reaches ${minWaves} waves; the largest gives ${pick.workgroups} workgroups ` +
-        `(${pick.waves.toFixed(2)} waves), ${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes`,
   ];
-  return { ...pick, residency: res, options, explain };
+  const done = (pick: SplitOption, why: string): SplitChoice => ({
+    ...pick,
+    residency: res,
+    options,
+    explain: [...head, `chose splits ${pick.splits}: ${why} (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves, ${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes)`],
+  });
+  if (minWaves === undefined) {
+    const costs = options.map((o) => ({ o, us: estimateCost(spec, problem, o.splits).us }));
+    const best = costs.reduce((a, b) => (b.us < a.us ? b : a));
+    const near = [...costs].sort((a, b) => a.us - b.us || a.o.splits - b.o.splits).slice(0, 4);
+    return done(best.o, `the lowest predicted time of the cost model, ${best.us.toFixed(2)} us (${near.map((c) => `${c.o.splits}: ${c.us.toFixed(2)}`).join(', ')})`);
+  }
+  const need = Math.ceil(minWaves * res.slots);
+  const reaching = options.find((o) => o.workgroups >= need);
+  if (reaching) return done(reaching, `the smallest reaching ${minWaves} waves (${need} workgroups)`);
+  return done(options[options.length - 1]!, `no feasible count reaches ${minWaves} waves; the largest gives the most fill`);
 }

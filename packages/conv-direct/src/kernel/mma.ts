@@ -28,6 +28,7 @@ import { residency } from '../residency.js';
 import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
+import { outputElementBytes, stagedOutputStride, stagesOutputInLds } from '../store-path.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
 import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
@@ -175,11 +176,11 @@ class MmaConvBuilder {
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
     this.schedule = async ? 'async-copy' : 'register-prefetch';
     // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
-    this.outBytes = spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
-    this.outStride = spec.tile_k + 16 / this.outBytes;
+    this.outBytes = outputElementBytes(spec);
+    this.outStride = stagedOutputStride(spec);
     // A fused epilogue runs on the fp32 runs each lane holds, and output-channel tails store
     // channel by channel: such kernels store directly.
-    this.stagedEpilogue = !spec.epilogue && !spec.k_tail && this.outBytes * spec.tile_n * spec.tile_h * spec.tile_w * this.outStride <= this.g.ldsBytes;
+    this.stagedEpilogue = stagesOutputInLds(spec);
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
 

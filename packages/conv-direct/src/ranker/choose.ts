@@ -93,7 +93,7 @@ export function chooseConv(problem: Problem, target: TargetName, options: Choose
     kernelName: first.kernelName,
     ...(first.splits !== undefined ? { splits: first.splits } : {}),
     chosenBy: 'ranker',
-    explain: [...notes, rankerExplain(ranked, model)],
+    explain: [...notes, ...rankerExplain(ranked, model)],
     ranked,
   };
 }

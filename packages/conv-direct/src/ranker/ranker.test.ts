@@ -4,10 +4,10 @@ import type { Problem } from '../problem.js';
 import { kernelName, type Spec } from '../spec.js';
 import { spillFilter } from '../spill.js';
 import { TARGET_NAMES } from '../targets.js';
-import { RANKER_FEATURES, rankerFeatures } from './features.js';
-import { fitRanker, leaveOneShapeOut, rowsFromBenchDetails, type RankerRows } from './fit.js';
+import { estimateCost } from '../cost-model.js';
+import { evaluateRanker, fitRanker, leaveOneClassOut, leaveOneShapeOut, rowsFromBenchDetails, type RankerRows } from './fit.js';
 import { splitTrials } from '../ranking.js';
-import { rankerExplain, rankerOrder, rankerScore, type RankerModel } from './model.js';
+import { defaultRankerModel, rankerExplain, rankerOrder, type RankerModel } from './model.js';
 import { specFromKernelName } from './spec-from-name.js';
 import { chooseConv } from './choose.js';
 
@@ -34,17 +34,8 @@ function sample(problem: Problem, n: number): Spec[] {
   return out;
 }
 
-/** A known linear "truth" over the features, so the fit has something to recover. */
-const TRUTH: Partial<Record<(typeof RANKER_FEATURES)[number], number>> = {
-  tileWaste: 1,
-  roundLoss: 0.8,
-  underfill: 0.6,
-  xStagedPerFlop: 0.3,
-  wStagedPerFlop: 0.2,
-  workspaceTraffic: 0.5,
-  reduceLaunch: 0.15,
-  swizzledRows: -0.5,
-};
+/** Known coefficients of the cost model ("truth"), so the fit has something to recover. */
+const TRUTH: Readonly<Record<string, number>> = { 'mma:mma.sync': 2.5, 'mma:wgmma': 1.2, 'mma:wgmma-unswizzled': 3, latency: 2, stage: 1.5, store: 1, lds: 1, dram: 1.3, launch: 1 };
 
 /** Deterministic pseudo-random noise in [-1, 1). */
 function noise(seed: number): () => number {
@@ -61,9 +52,9 @@ function syntheticRows(noiseLog2: number): RankerRows {
     const candidates: RankerRows['shapes'][number]['candidates'] = [];
     for (const spec of sample(problem, 24)) {
       for (const splits of spec.variant === 'split_c' ? splitTrials(spec, problem) : [1]) {
-        const f = rankerFeatures(spec, problem, splits);
-        const log2 = RANKER_FEATURES.reduce((s, k, i) => s + (TRUTH[k] ?? 0) * f[i]!, -6 + si * 0.5) + noiseLog2 * rnd();
-        candidates.push({ kernelName: kernelName(spec), ...(spec.variant === 'split_c' ? { splits } : {}), medianMs: 2 ** log2 });
+        // Each shape off the model by its own factor: only the order inside a shape is fitted.
+        const us = estimateCost(spec, problem, splits, TRUTH).us * 2 ** (si * 0.3 - 1 + noiseLog2 * rnd());
+        candidates.push({ kernelName: kernelName(spec), ...(spec.variant === 'split_c' ? { splits } : {}), medianMs: us / 1000 });
       }
     }
     return { name, problem, candidates };
@@ -97,40 +88,31 @@ describe('specFromKernelName', () => {
   });
 });
 
-describe('rankerFeatures', () => {
-  const spec = problemCandidates(SHAPES['dense']!, 'sm_90').valid.find((s) => s.tile_h === 14 || s.tile_h === 7) ?? problemCandidates(SHAPES['dense']!, 'sm_90').valid[0]!;
-  const f = (s: Spec, p: Problem, splits = 1) => Object.fromEntries(RANKER_FEATURES.map((k, i) => [k, rankerFeatures(s, p, splits)[i]!]));
-
-  it('counts tile waste: one more output row than a tile adds the waste of a whole extra tile row', () => {
-    const p = { ...SHAPES['dense']!, H: spec.tile_h, W: spec.tile_w };
-    expect(f(spec, p)['tileWaste']).toBeCloseTo(-Math.log2(spec.tile_k >= p.K ? p.K / spec.tile_k : 1), 9);
-    const grown = f(spec, { ...p, H: spec.tile_h + 1 })['tileWaste']!;
-    expect(grown).toBeCloseTo(f(spec, p)['tileWaste']! + Math.log2((2 * spec.tile_h) / (spec.tile_h + 1)), 9);
-  });
-
-  it('charges split_c its workspace and reduce launch, more with more slices', () => {
+describe('the cost model as ranker', () => {
+  it('charges split_c its workspace and reduce launch, more with more slices, and a shorter loop', () => {
     const sc = problemCandidates(SHAPES['small']!, 'sm_90', { variant: 'split_c' }).valid[0]!;
     const counts = splitTrials(sc, SHAPES['small']!).sort((a, b) => a - b);
-    const lo = f(sc, SHAPES['small']!, counts[0]);
-    const hi = f(sc, SHAPES['small']!, counts[counts.length - 1]);
-    expect(lo['reduceLaunch']).toBe(1);
-    expect(hi['workspaceTraffic']!).toBeGreaterThan(lo['workspaceTraffic']!);
-    expect(hi['chunks']!).toBeLessThan(lo['chunks']!);
-    expect(f(spec, SHAPES['dense']!)['workspaceTraffic']).toBe(0);
+    const lo = estimateCost(sc, SHAPES['small']!, counts[0]);
+    const hi = estimateCost(sc, SHAPES['small']!, counts[counts.length - 1]);
+    expect(lo.facts.launches).toBe(2);
+    expect(hi.terms.dram).toBeGreaterThan(lo.terms.dram);
+    expect(hi.facts.chunks).toBeLessThan(lo.facts.chunks);
+    const dense = problemCandidates(SHAPES['small']!, 'sm_90').valid[0]!;
+    expect(estimateCost(dense, SHAPES['small']!).facts.launches).toBe(1);
   });
 });
 
-describe('fit and leave-one-shape-out', () => {
-  it('recovers a known linear cost: held-out picks within 3% of the best on every shape', () => {
-    // Unclamped: the truth is linear in the features over the whole range.
+describe('fit and leave-one-out', () => {
+  it('recovers known coefficients: held-out picks within 3% of the best on every shape', () => {
     const rows = syntheticRows(0.02);
-    const loso = leaveOneShapeOut(rows, { clampLog2: 50 });
+    const loso = leaveOneShapeOut(rows, { lambda: 1e-6 });
     expect(loso.shapes).toHaveLength(Object.keys(SHAPES).length);
     expect(loso.worst).toBeLessThan(1.03);
-    const model = fitRanker(rows, { clampLog2: 50 });
-    const w = Object.fromEntries(model.features.map((k, i) => [k, model.weights[i]!]));
-    expect(w['tileWaste']!).toBeGreaterThan(0.5);
-    expect(w['swizzledRows']!).toBeLessThan(-0.2);
+    const model = fitRanker(rows, { lambda: 1e-6 });
+    // The scale is free (each shape has its own factor); ratios between coefficients are not.
+    const c = model.coefficients;
+    expect(c['mma:mma.sync']! / c['mma:wgmma']!).toBeCloseTo(TRUTH['mma:mma.sync']! / TRUTH['mma:wgmma']!, 0);
+    expect(c['latency']! / c['mma:wgmma']!).toBeGreaterThan(1.2);
   });
 
   it('is deterministic: the same rows give the same model, byte for byte', () => {
@@ -138,27 +120,39 @@ describe('fit and leave-one-shape-out', () => {
     expect(JSON.stringify(fitRanker(rows))).toBe(JSON.stringify(fitRanker(structuredClone(rows))));
   });
 
-  it('a model that ignores the features picks badly on the same rows (the evaluation can fail)', () => {
+  it('a model with wrong coefficients picks badly on the same rows (the evaluation can fail)', () => {
     const rows = syntheticRows(0.02);
     const model = fitRanker(rows);
-    const blind: RankerModel = { ...model, weights: model.weights.map((v, i) => (RANKER_FEATURES[i] === 'swizzledRows' ? -v : 0)) };
-    const ratios = rows.shapes.map((s) => {
-      const scored = s.candidates.map((c) => ({ c, score: rankerScore(blind, specFromKernelName(c.kernelName).ok ? (specFromKernelName(c.kernelName) as { spec: Spec }).spec : (null as never), s.problem, c.splits ?? 1) }));
-      scored.sort((a, b) => a.score - b.score || (a.c.kernelName < b.c.kernelName ? -1 : 1));
-      return scored[0]!.c.medianMs / Math.min(...s.candidates.map((c) => c.medianMs));
-    });
-    expect(Math.max(...ratios)).toBeGreaterThan(1.1);
+    const wrong: RankerModel = { ...model, coefficients: { ...model.coefficients, 'mma:mma.sync': 0.01, latency: 0.01, 'mma:wgmma-unswizzled': 0.01 } };
+    expect(evaluateRanker(rows, wrong).worst).toBeGreaterThan(1.1);
+    expect(evaluateRanker(rows, model).worst).toBeLessThan(1.05);
   });
 
-  it('rankerOrder orders by the model and explains the first choice', () => {
-    const rows = syntheticRows(0);
-    const model = fitRanker(rows);
+  it('leave-one-class-out holds out every shape of a class together', () => {
+    const rows = syntheticRows(0.02);
+    const e = leaveOneClassOut(rows, { lambda: 1e-6 });
+    expect(new Set(e.shapes.map((s) => s.cls))).toEqual(new Set(['small-map', 'dense', 'grouped']));
+    expect(e.worst).toBeLessThan(1.05);
+  });
+
+  it('rankerOrder orders by predicted time and explains the first choice with its cost terms', () => {
+    const model = fitRanker(syntheticRows(0));
     const specs = sample(SHAPES['small']!, 24);
     const ranked = rankerOrder(specs, SHAPES['small']!, model);
     expect(ranked.length).toBe(specs.length);
     expect(ranked[0]!.relative).toBe(1);
     for (let i = 1; i < ranked.length; i++) expect(ranked[i]!.score).toBeGreaterThanOrEqual(ranked[i - 1]!.score);
-    expect(rankerExplain(ranked, model)).toMatch(/^ranker: rocke_direct_.* lowest predicted time of \d+ candidate/);
+    const lines = rankerExplain(ranked, model);
+    expect(lines[0]).toMatch(/^ranker: rocke_direct_.* lowest predicted time of \d+ candidate/);
+    expect(lines[1]).toMatch(/chosen: [\d.]+ us predicted \(mma [\d.]+, stage/);
+  });
+
+  it('ranks a target without rows on roofline coefficients, saying so', () => {
+    const model = defaultRankerModel();
+    const specs = problemCandidates(SHAPES['small']!, 'gfx950').valid;
+    const ranked = rankerOrder(specs, SHAPES['small']!, model);
+    expect(ranked[0]!.cost.us).toBeCloseTo(estimateCost(ranked[0]!.spec, SHAPES['small']!, ranked[0]!.splits ?? 1, {}).us, 9);
+    expect(rankerExplain(ranked, model)[0]).toMatch(/roofline coefficients \(no rows for gfx950\)/);
   });
 });
 

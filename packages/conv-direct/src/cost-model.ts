@@ -1,0 +1,242 @@
+/**
+ * The one cost model of a (problem, spec, split count) launch: a predicted time built from terms
+ * that follow from the problem and the target — MMA work including tile waste, quantized over the
+ * compute units; bytes staged from L2 (halo re-reads and weight re-reads across tiles); operand
+ * reads from LDS; compulsory DRAM bytes and split_c's workspace; the exposed latency of the channel
+ * loop over the residency rounds; extra launches. Each term is a time on the target's published
+ * rates; a few coefficients (cost-coefficients.generated.ts, fitted by ranker/fit.ts on measured
+ * rows) scale them. A term with no fitted coefficient keeps its roofline value (coefficient 1), so
+ * a variant or atom never measured is still ranked, on the same scale.
+ *
+ * The bench order (ranking.ts), the ranker (ranker/) and the split and merge choosers use it.
+ */
+import { depthwiseGeometry } from './depthwise-geometry.js';
+import { launchGrid } from './grid.js';
+import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
+import { fragmentLoadsPerMma } from './fragments.js';
+import { residency } from './residency.js';
+import { outputElementBytes, outputStoreRun } from './store-path.js';
+import { specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { ATOMS, isWarpgroupAtom, TARGETS, type TargetName } from './targets.js';
+import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
+import { FITTED_RANKER } from './ranker/model.generated.js';
+
+/**
+ * Throughputs and latencies of each target, from the vendors' product specifications (dense
+ * bf16/fp16 matrix and fp32 vector peaks, HBM bandwidth, boost clock) and the per-clock widths of
+ * the L2-to-CU/SM path and of LDS / shared memory. They set the terms' units; the fitted
+ * coefficients absorb how far a kernel stays from them.
+ */
+export interface TargetRates {
+  /** Dense bf16/fp16 matrix peak, FLOP/s. */
+  readonly mmaFlops: number;
+  /** fp32 vector FMA peak, FLOP/s (the depthwise kernel's units). */
+  readonly fmaFlops: number;
+  /** HBM bandwidth, bytes/s. */
+  readonly dramBytes: number;
+  /** L2 to CU / SM bandwidth per unit, bytes/s. */
+  readonly l2BytesPerUnit: number;
+  /** LDS / shared memory read bandwidth per unit, bytes/s. */
+  readonly ldsBytesPerUnit: number;
+  /** Latency of one staged global load (issue to LDS), s. */
+  readonly loadLatency: number;
+  /** Boost clock, Hz. */
+  readonly clock: number;
+  /** Gap one more kernel launch on a stream adds, s. */
+  readonly launch: number;
+}
+
+const GHZ = 1e9;
+/** A cache line on every target here, bytes. */
+const LINE_BYTES = 128;
+export const TARGET_RATES: Readonly<Record<TargetName, TargetRates>> = {
+  // MI355X: 2.5 PF dense bf16, 157.3 TF fp32 vector, 8 TB/s HBM3E, 2.4 GHz, 64 B/clk L2 and 128 B/clk LDS per CU.
+  gfx950: { mmaFlops: 2.5e15, fmaFlops: 157.3e12, dramBytes: 8e12, l2BytesPerUnit: 64 * 2.4 * GHZ, ldsBytesPerUnit: 128 * 2.4 * GHZ, clock: 2.4 * GHZ, loadLatency: 0.6e-6, launch: 2e-6 },
+  // MI300X: 1307 TF dense bf16, 163.4 TF fp32 vector, 5.3 TB/s HBM3, 2.1 GHz.
+  gfx942: { mmaFlops: 1307.4e12, fmaFlops: 163.4e12, dramBytes: 5.3e12, l2BytesPerUnit: 64 * 2.1 * GHZ, ldsBytesPerUnit: 128 * 2.1 * GHZ, clock: 2.1 * GHZ, loadLatency: 0.6e-6, launch: 2e-6 },
+  // H200 SXM: 989 TF dense bf16, 67 TF fp32, 4.8 TB/s HBM3e, 1.98 GHz, 64 B/clk L2 and 128 B/clk shared memory per SM.
+  sm_90: { mmaFlops: 989e12, fmaFlops: 67e12, dramBytes: 4.8e12, l2BytesPerUnit: 64 * 1.98 * GHZ, ldsBytesPerUnit: 128 * 1.98 * GHZ, clock: 1.98 * GHZ, loadLatency: 0.6e-6, launch: 2e-6 },
+};
+
+/** The terms of the cost, each a time in microseconds. */
+export const COST_TERMS = ['mma', 'stage', 'lds', 'store', 'dram', 'latency', 'launch'] as const;
+export type CostTerm = (typeof COST_TERMS)[number];
+
+/**
+ * How an atom uses the MMA units: each class gets its own coefficient on the `mma` term (its
+ * efficiency against the dense peak). `wgmma-unswizzled`: the warpgroup MMA reading unswizzled
+ * core matrices (bank conflicts), a different rate from the 128B-swizzled rows.
+ */
+export const ATOM_CLASSES = ['mfma', 'mma.sync', 'wgmma', 'wgmma-unswizzled', 'fma'] as const;
+export type AtomClass = (typeof ATOM_CLASSES)[number];
+
+export function atomClass(spec: Spec): AtomClass {
+  if (spec.atom === 'fma') return 'fma';
+  if (isWarpgroupAtom(spec.atom)) return wgmmaLds(spec).swizzle ? 'wgmma' : 'wgmma-unswizzled';
+  return TARGETS[spec.target].vendor === 'nvidia' ? 'mma.sync' : 'mfma';
+}
+
+/**
+ * Coefficients per target: one per term, the `mma` term per atom class (`mma:<class>`). Missing
+ * keys are 1 (the roofline value).
+ */
+export type CostCoefficients = Readonly<Record<string, number>>;
+
+export function coefficientKey(term: CostTerm, cls: AtomClass): string {
+  return term === 'mma' ? `mma:${cls}` : term;
+}
+
+/** The coefficients committed for `target` (fitted where measured rows exist; empty elsewhere). */
+export function defaultCoefficients(target: TargetName): CostCoefficients {
+  return FITTED_RANKER.target === target ? FITTED_RANKER.coefficients : {};
+}
+
+/** Launch facts the terms are built from (reported by `explain`). */
+export interface CostFacts {
+  readonly workgroups: number;
+  /** Workgroups resident per CU / SM (residency model) and the busiest unit's workgroup count. */
+  readonly perUnit: number;
+  readonly busiest: number;
+  /** Residency rounds on the busiest unit: ceil(busiest / perUnit). */
+  readonly rounds: number;
+  /** Useful FLOPs / FLOPs computed (partial tiles, channel padding, the block diagonal's zeros). */
+  readonly tileUtilization: number;
+  /** Channel-loop steps per workgroup and loads kept in flight (LDS stages). */
+  readonly chunks: number;
+  readonly stages: number;
+  /** Bytes staged from L2 over all workgroups, per useful FLOP. */
+  readonly stagedPerFlop: number;
+  readonly launches: number;
+  readonly atomClass: AtomClass;
+}
+
+/** One launch's predicted time and its terms. */
+export interface CostEstimate {
+  /** Predicted time, microseconds. */
+  readonly us: number;
+  /** Each term after its coefficient, microseconds. */
+  readonly terms: Readonly<Record<CostTerm, number>>;
+  readonly facts: CostFacts;
+}
+
+/** Raw terms (coefficient 1) and facts. Call it on specs that validate for the problem. */
+export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Record<CostTerm, number>; facts: CostFacts } {
+  const rates = TARGET_RATES[spec.target];
+  const units = TARGETS[spec.target].computeUnits;
+  const g = problemGeometry(problem);
+  const wg = launchGrid(spec, problem, splits).workgroups;
+  const res = residency(spec);
+  const busiest = Math.ceil(wg / units);
+  const rounds = Math.ceil(busiest / res.perUnit);
+  const w = workgroupWork(spec, problem, splits);
+  const cls = atomClass(spec);
+  const peak = cls === 'fma' ? rates.fmaFlops : rates.mmaFlops;
+  const wsBytes = spec.variant === 'split_c' ? 2 * splits * problem.N * g.Ho * g.Wo * problem.K * WORKSPACE_ELEMENT_BYTES : 0;
+  const launches = spec.variant === 'split_c' ? 2 : 1;
+  const us = 1e6;
+  const terms: Record<CostTerm, number> = {
+    mma: (busiest * w.flops * units * us) / peak,
+    stage: (busiest * w.stagedBytes * us) / rates.l2BytesPerUnit,
+    lds: (busiest * w.ldsReadBytes * us) / rates.ldsBytesPerUnit,
+    // The store unit handles one cache line per clock: a store instruction whose lanes write
+    // runs of r bytes per pixel costs one line per run, up to a whole line.
+    store: (busiest * w.storeBytes * us) / (Math.min(outputStoreRun(spec), LINE_BYTES) * rates.clock),
+    dram: ((g.bytes + wsBytes) * us) / rates.dramBytes,
+    // The first chunk's loads are exposed in every residency round; later ones overlap `stages` deep.
+    latency: rounds * rates.loadLatency * (1 + (w.chunks - 1) / w.stages) * us,
+    launch: launches * rates.launch * us,
+  };
+  const facts: CostFacts = {
+    workgroups: wg,
+    perUnit: res.perUnit,
+    busiest,
+    rounds,
+    tileUtilization: g.flops / (wg * w.flops),
+    chunks: w.chunks,
+    stages: w.stages,
+    stagedPerFlop: (wg * w.stagedBytes) / g.flops,
+    launches,
+    atomClass: cls,
+  };
+  return { terms, facts };
+}
+
+/**
+ * Combines the terms: the throughput terms overlap (the slowest one bounds the launch; a smooth
+ * maximum, so every term keeps a say near a tie), the loop's exposed latency and the launches add.
+ */
+export function combineTerms(t: Readonly<Record<CostTerm, number>>): number {
+  let overlapped = 0;
+  let added = 0;
+  for (const term of COST_TERMS) {
+    if (COMBINE.overlapped.includes(term)) overlapped += t[term] ** COMBINE.norm;
+    else added += t[term];
+  }
+  return overlapped ** (1 / COMBINE.norm) + added;
+}
+
+/** How {@link combineTerms} joins the terms: the overlapped ones by a p-norm (p = norm), the rest summed. */
+export const COMBINE: { readonly overlapped: readonly CostTerm[]; readonly norm: number } = { overlapped: ['mma', 'stage', 'lds', 'store', 'dram'], norm: 4 };
+
+/** The predicted time of `spec` on `problem` with `splits` slices (coefficients default to the committed fit). */
+export function estimateCost(spec: Spec, problem: Problem, splits = 1, coefficients: CostCoefficients = defaultCoefficients(spec.target)): CostEstimate {
+  const { terms: raw, facts } = costTerms(spec, problem, splits);
+  const terms = {} as Record<CostTerm, number>;
+  for (const term of COST_TERMS) terms[term] = raw[term] * (coefficients[coefficientKey(term, facts.atomClass)] ?? 1);
+  return { us: combineTerms(terms), terms, facts };
+}
+
+/** The cost's terms as one line (for explain). */
+export function costLine(c: CostEstimate): string {
+  const f = c.facts;
+  const t = COST_TERMS.map((k) => `${k} ${c.terms[k].toFixed(2)}`).join(', ');
+  return (
+    `${c.us.toFixed(2)} us predicted (${t} us; ${f.workgroups} workgroups, ${f.perUnit}/unit resident, busiest unit ${f.busiest} in ${f.rounds} round(s), ` +
+    `tile utilization ${f.tileUtilization.toFixed(3)}, ${f.chunks} chunk(s) x ${f.stages} stage(s), ${f.stagedPerFlop.toFixed(3)} staged B/FLOP, ${f.atomClass})`
+  );
+}
+
+interface WorkgroupWork {
+  /** FLOPs one workgroup computes (padding included). */
+  readonly flops: number;
+  /** Bytes it stages from global memory (halo and weights, per chunk). */
+  readonly stagedBytes: number;
+  /** Operand bytes its MMAs (or FMAs) read from LDS. */
+  readonly ldsReadBytes: number;
+  /** Output bytes it stores (split_c: fp32 partial sums). */
+  readonly storeBytes: number;
+  readonly chunks: number;
+  readonly stages: number;
+}
+
+/** One workgroup's work: FLOPs, staged bytes, LDS reads, channel-loop steps. */
+function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupWork {
+  const g = problemGeometry(problem);
+  const taps = spec.R * spec.S;
+  const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
+  if (spec.variant === 'depthwise') {
+    const d = depthwiseGeometry(spec);
+    const flops = 2 * pixels * spec.tile_k * taps;
+    // Each output reads R·S staged inputs (2 bytes each) and its weights from LDS.
+    return { flops, stagedBytes: d.xBytes + d.wBytes, ldsReadBytes: flops * ELEMENT_BYTES, storeBytes: pixels * spec.tile_k * ELEMENT_BYTES, chunks: 1, stages: 1 };
+  }
+  const sg = specGeometry(spec);
+  const reduced = ((spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg) / splits;
+  const chunks = Math.ceil(reduced / spec.ck);
+  const flops = 2 * pixels * spec.tile_k * taps * chunks * spec.ck;
+  const stagedBytes = chunks * spec.ck * ELEMENT_BYTES * (sg.ldsRows * sg.ldsInW + spec.tile_k * taps);
+  let ldsReadBytes: number;
+  let stages: number;
+  if (isWarpgroupAtom(spec.atom)) {
+    // Each wgmma reads its 64-pixel activation block and its N weight rows of 16 channels.
+    const n = spec.tile_k / spec.waves_m;
+    ldsReadBytes = (flops / (2 * 64 * n * 16)) * (64 + n) * 16 * ELEMENT_BYTES;
+    stages = wgmmaLds(spec).stages;
+  } else {
+    const a = ATOMS[spec.atom];
+    ldsReadBytes = (flops / (2 * a.m * a.n * a.k)) * fragmentLoadsPerMma(spec) * a.m * a.k * ELEMENT_BYTES;
+    stages = spec.double_buffer ? 2 : 1;
+  }
+  const storeBytes = pixels * spec.tile_k * outputElementBytes(spec);
+  return { flops, stagedBytes, ldsReadBytes, storeBytes, chunks, stages };
+}
