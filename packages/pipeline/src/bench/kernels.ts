@@ -1,6 +1,6 @@
 // Where a bench's kernels come from: the bench manifest in the kernels directory, else one built
 // from the compile cache there; and which manifest shape serves a requested problem.
-import { benchVariants, capShares, kernelName, orderByAtomShares, problemCandidates, type Problem } from '@rocke/conv-direct';
+import { benchVariants, kernelName, orderAcrossVariants, problemCandidates, type Problem } from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
 import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
 import { canonicalJson } from '../hash.js';
@@ -14,7 +14,7 @@ function sameProblem(a: Problem | Record<string, unknown>, b: Problem | Record<s
 
 /**
  * A manifest built from a compile cache (a GPU machine that also ran compile-all): per problem the
- * valid candidates that are compiled and not pruned, in {@link orderCandidates} order, capped.
+ * valid candidates that are compiled and not pruned, in the cost model's order across variants, capped.
  */
 export function manifestFromCache(cache: KernelCache, problems: BenchRequest['problems'], target: string, cap = DEFAULT_PREP_CAP): BenchManifest {
   const entries = cache.listEntries().entries.filter((e) => e.identity.target === target && !e.pruned && e.code.kind !== 'hsaco');
@@ -27,16 +27,16 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
     const available: Record<string, number> = {};
     const notes: string[] = [];
     const variants = benchVariants(problem);
-    const quota = capShares(cap, variants.length);
-    for (const [i, variant] of variants.entries()) {
+    const compiled = variants.map((variant) => {
       const valid = problemCandidates(problem, target as 'sm_90', { variant }).valid;
       available[variant] = valid.length;
-      const compiled = valid.filter((s) => conv.has(kernelName(s)));
-      if (compiled.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
-      for (const o of orderByAtomShares(compiled, problem, quota[i]!)) {
-        const e = conv.get(o.score.kernelName)!;
-        candidates.push({ kernelName: e.kernelName, variant: o.spec.variant, spec: { ...o.spec }, code: e.code, score: o.score.score });
-      }
+      const mine = valid.filter((s) => conv.has(kernelName(s)));
+      if (mine.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
+      return mine;
+    });
+    for (const o of orderAcrossVariants(compiled, problem, cap)) {
+      const e = conv.get(o.score.kernelName)!;
+      candidates.push({ kernelName: e.kernelName, variant: o.spec.variant, spec: { ...o.spec }, code: e.code, score: o.score.predictedUs });
     }
     return { name, cls, problem: { ...problem }, candidates, available, notes };
   });

@@ -17,7 +17,7 @@ export const manifestCandidateSchema = z
     variant: z.string().min(1),
     spec: z.record(z.string(), z.unknown()),
     code,
-    /** The host-side model score that placed it in the bench order (see select.ts). */
+    /** The cost model's predicted time in microseconds that placed it in the bench order (conv-direct's cost-model.ts). */
     score: z.number().nonnegative(),
   })
   .strict();

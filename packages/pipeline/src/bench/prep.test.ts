@@ -17,7 +17,6 @@ import {
   SPLIT_TRIAL_WINDOW,
   splitOptions,
   splitTrials,
-  UNSWIZZLED_WGMMA_FACTOR,
   type Problem,
 } from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
@@ -57,39 +56,29 @@ describe('bench-prep', () => {
     expect(benchVariants({ ...BIG_MAP, groups: BIG_MAP.C, K: 3 * BIG_MAP.C })).toEqual(['grouped']);
   });
 
-  it('orders depthwise candidates by the staged halo share and keeps them whole', () => {
+  it('orders depthwise candidates (no measured rows) by the roofline cost model and keeps them whole', () => {
     const dw = { ...BIG_MAP, groups: BIG_MAP.C, K: BIG_MAP.C };
     const valid = problemCandidates(dw, 'sm_90', { variant: 'depthwise' }).valid;
     expect(valid.length).toBeGreaterThan(0);
     const ordered = orderCandidates(valid, dw);
     expect(ordered).toHaveLength(valid.length);
-    for (let i = 1; i < ordered.length; i++) expect(ordered[i - 1]!.score.score).toBeGreaterThanOrEqual(ordered[i]!.score.score);
-    expect(ordered[0]!.score.score).toBeLessThanOrEqual(1);
+    for (let i = 1; i < ordered.length; i++) expect(ordered[i - 1]!.score.predictedUs).toBeLessThanOrEqual(ordered[i]!.score.predictedUs);
+    expect(ordered[0]!.score.cost.facts.atomClass).toBe('fma');
   });
 
-  it('orders candidates deterministically, caps them across tile shapes and chunk depths, and drops likely spillers', () => {
+  it('orders candidates deterministically by predicted time, caps them, and drops likely spillers', () => {
     const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
     const all = orderCandidates(valid, SMALL_MAP);
     expect(all.length).toBe(spillFilter(valid).kept.length);
     for (let i = 1; i < all.length; i++) {
       const a = all[i - 1]!.score;
       const b = all[i]!.score;
-      const tie = a.score === b.score;
-      expect(a.score > b.score || (tie && a.fragmentsPerMma < b.fragmentsPerMma) || (tie && a.fragmentsPerMma === b.fragmentsPerMma && a.tileVolume >= b.tileVolume)).toBe(true);
+      expect(a.predictedUs < b.predictedUs || (a.predictedUs === b.predictedUs && a.kernelName < b.kernelName)).toBe(true);
     }
     const capped = orderCandidates([...valid].reverse(), SMALL_MAP, { cap: 16 });
-    expect(capped.map((c) => c.score.kernelName)).toEqual(orderCandidates(valid, SMALL_MAP, { cap: 16 }).map((c) => c.score.kernelName));
-    expect(capped).toHaveLength(16);
-    const key = (c: (typeof all)[number]) => `${c.spec.tile_h}x${c.spec.tile_w}x${c.spec.tile_k}/ck${c.spec.ck}`;
-    const keys = new Map<string, number>();
-    for (const c of capped) keys.set(key(c), (keys.get(key(c)) ?? 0) + 1);
-    // First pass: at most ceil(16 / 16) = 1 per tile shape and ck, so 16 of them are represented.
-    const poolKeys = new Set(all.map(key));
-    expect(keys.size).toBe(Math.min(poolKeys.size, 16));
-    expect(poolKeys.size).toBeGreaterThan(2);
-    // The plain top 16 by score would have been narrower.
-    const plain = new Set(all.slice(0, 16).map(key));
-    expect(plain.size).toBeLessThan(keys.size);
+    expect(capped.map((c) => c.score.kernelName)).toEqual(all.slice(0, 16).map((c) => c.score.kernelName));
+    // Each position carries its reasons: the cost's terms.
+    expect(capped[0]!.score.reason).toMatch(/^[\d.]+ us predicted \(mma [\d.]+, stage [\d.]+, lds [\d.]+, store [\d.]+, dram [\d.]+, latency [\d.]+, launch [\d.]+ us; \d+ workgroups/);
   });
 
   it('counts LDS fragment loads per MMA: a one-row wave band re-reads R input rows per output row', () => {
@@ -100,35 +89,33 @@ describe('bench-prep', () => {
     // Same tile, waves 1x8: 2 rows per wave, 4 m tiles: (4*2 + 3*4) / (3*4*2*2).
     const wide = { ...tall, waves_m: 1, waves_n: 8 };
     expect(fragmentLoadsPerMma(wide)).toBeCloseTo(20 / 48, 12);
-    expect(scoreCandidate(tall, BIG_MAP).fragmentsPerMma).toBeLessThan(scoreCandidate(wide, BIG_MAP).fragmentsPerMma);
+    // Fewer fragment loads, fewer LDS bytes read: a lower LDS term.
+    expect(scoreCandidate(tall, BIG_MAP).cost.terms.lds).toBeLessThan(scoreCandidate(wide, BIG_MAP).cost.terms.lds);
   });
 
   it('scores tile waste and grid fill: a 7x7 map wastes most of a 16x16 tile', () => {
     const valid = problemCandidates(SMALL_MAP, 'sm_90').valid;
     const t16 = valid.find((s) => s.tile_h === 16 && s.tile_w === 16)!;
-    const t8 = valid.find((s) => s.tile_h === 8 && s.tile_w === 16 && s.tile_k === t16.tile_k)!;
-    expect(scoreCandidate(t16, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 256, 12);
-    expect(scoreCandidate(t8, SMALL_MAP).tileUtilization).toBeCloseTo(49 / 128, 12);
+    const t8 = valid.find((s) => s.tile_h === 8 && s.tile_w === 16 && s.tile_k === t16.tile_k && s.ck === t16.ck)!;
+    // Useful FLOPs over FLOPs computed: the spatial padding (channels are whole here).
+    expect(scoreCandidate(t16, SMALL_MAP).cost.facts.tileUtilization).toBeCloseTo(49 / 256, 12);
+    expect(scoreCandidate(t8, SMALL_MAP).cost.facts.tileUtilization).toBeCloseTo(49 / 128, 12);
     const split = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid[0]!;
     expect(scoreCandidate(split, SMALL_MAP).splits).toBeGreaterThan(1);
   });
 
-  it('puts 128B-swizzled wgmma specs (ck 64) ahead of the same tile unswizzled (measured ~0.6x as fast), and leaves mma.sync alone', () => {
+  it('puts 128B-swizzled wgmma specs (ck 64) ahead of the same tile unswizzled: the atom class carries its own fitted MMA rate', () => {
     const dense = { ...SMALL_MAP, N: 4, H: 64, W: 64, C: 640, K: 640 };
     const valid = problemCandidates(dense, 'sm_90').valid;
     const wg = (ck: number) => valid.find((s) => s.atom === 'm64nNk16' && s.tile_h === 16 && s.tile_w === 16 && s.tile_k === 64 && s.waves_m === 1 && s.waves_n === 1 && s.ck === ck)!;
-    const swz = scoreCandidate(wg(64), dense);
-    const plain = scoreCandidate(wg(32), dense);
-    expect(swz.score).toBeCloseTo(swz.tileUtilization * swz.waveFill, 12);
-    expect(plain.score).toBeCloseTo(plain.tileUtilization * plain.waveFill * UNSWIZZLED_WGMMA_FACTOR, 12);
+    expect(scoreCandidate(wg(64), dense).cost.facts.atomClass).toBe('wgmma');
+    expect(scoreCandidate(wg(32), dense).cost.facts.atomClass).toBe('wgmma-unswizzled');
+    expect(scoreCandidate(wg(64), dense).cost.terms.mma).toBeLessThan(scoreCandidate(wg(32), dense).cost.terms.mma);
     const order = orderCandidates(valid.filter((s) => s.atom === 'm64nNk16'), dense).map((o) => o.spec.ck);
     expect(order[0]).toBe(64);
-    const sync = valid.find((s) => s.atom === 'm16n8k16')!;
-    const sc = scoreCandidate(sync, dense);
-    expect(sc.score).toBeCloseTo(sc.tileUtilization * sc.waveFill, 12);
   });
 
-  it('builds a manifest from a cache holding more than the cap with the selection\'s per-atom shares', async () => {
+  it('builds a manifest from a cache holding more than the cap with the selection\'s order', async () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const cache = new KernelCache(join(root, 'cache'));
     const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
@@ -136,9 +123,10 @@ describe('bench-prep', () => {
     const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
     const [selected] = selectProblemSpecs(problems, 'sm_90', { cap: 4 });
     const names = selected!.variants.flatMap((v) => v.specs.map(kernelName));
-    // Cap 4 = 2 per variant = 1 per MMA atom: one mma.sync and one wgmma spec per variant, as bench-prep picks.
-    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName)).toEqual(names);
-    expect(fromCache.shapes[0]!.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
+    // The same 4 kernels bench-prep picks, in predicted order.
+    expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName).sort()).toEqual([...names].sort());
+    const times = fromCache.shapes[0]!.candidates.map((c) => c.score);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
   });
 
   it('with --epilogue: the same selection compiled fused (split_c bare, its helpers fused), recorded in the manifest', async () => {
@@ -177,12 +165,10 @@ describe('bench-prep', () => {
     const m = readBenchManifest(outDir)!;
     expect(m).toEqual(r.manifest);
     const sm = m.shapes[0]!;
-    expect(sm.candidates.map((c) => c.variant)).toEqual(['dense', 'dense', 'split_c', 'split_c']);
-    // Cap 4 over 2 variants, and each variant's 2 over sm_90's two MMA atoms: the best mma.sync and the best wgmma spec.
-    expect(sm.candidates.map((c) => (c.spec as { atom: string }).atom)).toEqual(['m16n8k16', 'm64nNk16', 'm16n8k16', 'm64nNk16']);
-    const best = (variant: 'dense' | 'split_c', atom: string) =>
-      orderCandidates(problemCandidates(SMALL_MAP, 'sm_90', { variant }).valid.filter((s) => s.atom === atom), SMALL_MAP, { cap: 1 }).map((c) => c.score.kernelName);
-    expect(sm.candidates.map((c) => c.kernelName)).toEqual([...best('dense', 'm16n8k16'), ...best('dense', 'm64nNk16'), ...best('split_c', 'm16n8k16'), ...best('split_c', 'm64nNk16')]);
+    // Cap 4 over 2 variants: each keeps its first by predicted time, the rest go to the lowest predictions of either.
+    expect(new Set(sm.candidates.map((c) => c.variant))).toEqual(new Set(['dense', 'split_c']));
+    const [sel] = selectProblemSpecs([problems[0]!], 'sm_90', { cap: 4 });
+    expect(sm.candidates.map((c) => c.kernelName)).toEqual(sel!.variants.flatMap((v) => v.specs.map(kernelName)));
     for (const c of sm.candidates) expect(c.kernelName).toBe(kernelName(c.spec as never));
     // conv-direct builds grouped kernels, so the grouped shape gets its own capped candidates.
     expect(m.shapes[1]!.candidates.map((c) => c.variant)).toEqual(['grouped', 'grouped', 'grouped', 'grouped']);
@@ -228,22 +214,22 @@ describe('timing spin kernel', () => {
 
 describe('splitTrials', () => {
   const WIDE: Problem = { ...SMALL_MAP, N: 4, H: 8, W: 8, C: 1280, K: 1280 };
-  it("times the planner's split count first, then the feasible counts from a quarter to eight times it, nearest ratio first", () => {
+  it("times the planner's split count (the cost model's) first, then the feasible counts from a quarter to eight times it, nearest ratio first", () => {
     const specs = problemCandidates(WIDE, 'sm_90', { variant: 'split_c' }).valid;
     const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
     expect(spec).toBeDefined();
-    const chosen = chooseSplits(spec, WIDE).splits;
     const feasible = splitOptions(spec, WIDE).map((o) => o.splits);
     expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
-    expect(chosen).toBe(1); // 160 workgroups unsplit already pass half a wave (66 of 132 slots)
-    // 5 sits between the power-of-two ratios; 10 and 20 are past eight times the choice.
-    expect(splitTrials(spec, WIDE)).toEqual([1, 2, 4, 5]);
-    // ck 16 on a 7x7 map: the planner stops at 16 slices (32 channels each), so the trials go down
-    // and up: 8 and 32 tie on ratio (fewer slices first), then 4.
+    const chosen = chooseSplits(spec, WIDE).splits;
+    const trials = splitTrials(spec, WIDE);
+    expect(trials[0]).toBe(chosen);
+    const distance = (s: number) => Math.abs(Math.log(s / chosen));
+    const rest = feasible.filter((s) => s !== chosen && s * 4 >= chosen && s <= chosen * 8).sort((a, b) => distance(a) - distance(b) || a - b);
+    expect(trials.slice(1)).toEqual(rest.slice(0, MAX_SPLIT_TRIALS - 1));
+    // ck 16 on a 7x7 map: 32 slices would leave one 16-channel chunk per workgroup.
     const deep = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid.find((s) => s.ck === 16)!;
     expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
-    expect(chooseSplits(deep, SMALL_MAP).splits).toBe(16);
-    expect(splitTrials(deep, SMALL_MAP)).toEqual([16, 8, 32, 4]);
+    expect(splitTrials(deep, SMALL_MAP)[0]).toBe(chooseSplits(deep, SMALL_MAP).splits);
   });
   it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {
     for (const p of [WIDE, SMALL_MAP]) {

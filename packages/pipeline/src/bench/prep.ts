@@ -73,10 +73,10 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     const chosen: { spec: Spec; score: number }[] = [];
     for (const v of selection.variants) {
       available[v.variant] = v.valid;
-      if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the cap of ${v.share} in score order)`);
+      if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the shape's cap of ${selection.cap} by predicted time)`);
       v.specs.forEach((bare, i) => {
         const spec = withEpilogue(bare, options.epilogue);
-        chosen.push({ spec, score: v.scores[i]! });
+        chosen.push({ spec, score: v.predictedUs[i]! });
         pick.set(`${spec.dtype}/${spec.variant}/${convKernelName(spec)}`, spec);
       });
     }

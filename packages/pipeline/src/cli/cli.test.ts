@@ -128,6 +128,12 @@ describe('rocke plan with a compiled cache', () => {
     expect(plan.chosen?.chosenBy).toBe('ranker');
     expect(picks.map((p) => kernelName(p))).toContain(plan.chosen?.kernelName);
     expect(plan.chosen?.explain.join('\n')).toMatch(/no tuning record .*\nranker: .* of 2 candidate/);
+    // Every ranked candidate carries its place, predicted time and the cost terms behind it.
+    expect(plan.ranking.map((r) => [r.position, r.kernelName])).toEqual([[1, plan.chosen!.kernelName], [2, expect.any(String)]]);
+    expect(plan.ranking[1]!.predictedUs).toBeGreaterThanOrEqual(plan.ranking[0]!.predictedUs);
+    expect(Object.keys(plan.ranking[0]!.terms)).toEqual(['mma', 'stage', 'lds', 'store', 'dram', 'latency', 'launch']);
+    const text = await run(['plan', ...SMALL, '--target', 'sm_90', '--explain']);
+    expect(text.stdout).toMatch(/ranking \(the cost model's predicted order, 2 candidates\):\n  #1 rocke_direct_\S+: [\d.]+ us predicted \(mma /);
     const first = plan.chosen!.kernelName;
     const other = picks.map((p) => kernelName(p)).find((k) => k !== first)!;
     const entry = cache.listEntries().entries.find((e) => e.kernelName === first)!;

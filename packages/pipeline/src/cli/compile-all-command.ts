@@ -27,8 +27,8 @@ export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --
   The main job. With no problem: the built-in problem set (sm_14x14_1024, g_28_c512_g32, d_14_c256:
   one small-map, grouped and dense shape, bf16) for gfx950. Per shape and target: the valid
   candidates of each apt variant (grouped; dense; split_c on maps up to 16x16), likely spillers
-  dropped, ordered by a host-side score and capped at --cap per shape (default ${DEFAULT_SHAPE_CAP}, shared by
-  the variants); plus the split-reduce helpers. A problem (flags or --miopen) or a --suite replaces
+  dropped, ordered by the cost model's predicted time across the variants and capped at --cap per
+  shape (default ${DEFAULT_SHAPE_CAP}; each variant keeps its own first few); plus the split-reduce helpers. A problem (flags or --miopen) or a --suite replaces
   the built-in set; --dtype re-types the built-in set (or is the problem's dtype). --grid aot
   compiles conv-direct's full shape-independent grid instead (thousands of kernels per target:
   hours), where --variant/--dtype filter it. Up-to-date entries are skipped (--check-ir also

@@ -3,6 +3,7 @@ import {
   candidateCoverage,
   chooseConv,
   chooseGroupMerge,
+  costLine,
   type ConvChoice,
   kernelName,
   plan,
@@ -25,12 +26,14 @@ import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE,
 import { formatBytes, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
 
-export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise|pointwise] [--kernel NAME] [--json]
+export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise|pointwise] [--kernel NAME] [--explain] [--json]
   Lists the valid candidates for the problem and the launch plan of the chosen one (no GPU needed).
   Chosen (nothing is timed): --kernel NAME if given; else the tuning record of the problem on the
   target in the cache's records/ (rocke tune); else the ranker, a cost model fitted on H200 bench
   rows, over the kernels compiled in the cache (every valid candidate when none is). explain says
-  which and why; --json carries "chosenBy": "record" | "ranker" ("kernel" for --kernel). With a
+  which and why; --json carries "chosenBy": "record" | "ranker" ("kernel" for --kernel) and, for the
+  ranker, "ranking": every candidate in predicted order with its predicted time and the cost terms
+  behind it (--explain prints that list). With a
   problem set or --target all: one row per shape and target (chosen kernel and chosenBy, or the
   decisive reason when none is valid). Exit 2 when a shape has no valid candidate or cannot be planned.
   ${PROBLEM_USAGE}
@@ -61,8 +64,35 @@ export interface PlanReport {
     mergeExplain: readonly string[];
     plan: LaunchPlan;
   } | null;
+  /** The ranker's order (when it chose): every candidate's place, predicted time and the cost terms behind it. */
+  ranking: RankingEntry[];
   /** Why nothing was chosen: no valid candidate (conv-direct's decisive reason), or the plan failed. */
   note: string | null;
+}
+
+/** One candidate's place in the ranker's order and why. */
+export interface RankingEntry {
+  position: number;
+  kernelName: string;
+  splits?: number;
+  predictedUs: number;
+  /** Predicted time over the first one's. */
+  relative: number;
+  /** The cost model's terms, microseconds after their coefficients. */
+  terms: Readonly<Record<string, number>>;
+  reason: string;
+}
+
+function rankingOf(choice: Chosen): RankingEntry[] {
+  return (choice.ranked ?? []).map((r, i) => ({
+    position: i + 1,
+    kernelName: r.kernelName,
+    ...(r.splits !== undefined ? { splits: r.splits } : {}),
+    predictedUs: r.cost.us,
+    relative: r.relative,
+    terms: r.cost.terms,
+    reason: costLine(r.cost),
+  }));
 }
 
 /** Options of {@link planProblem}. */
@@ -138,15 +168,16 @@ export function planProblem(problem: Problem, target: TargetName, options: PlanO
   };
   const choice = choose(problem, target, variants, specs, state, options);
   if ('reason' in choice) {
+    const none = { ...base, ranking: [] };
     if (specs[0]) {
       try {
         plan(specs[0], problem, target);
       } catch (err) {
-        return { ...base, chosen: null, note: `planning ${kernelName(specs[0])} failed: ${(err as Error).message}` };
+        return { ...none, chosen: null, note: `planning ${kernelName(specs[0])} failed: ${(err as Error).message}` };
       }
     }
     const coverage = candidateCoverage(sets[0]!, target, variants[0]!).reason;
-    return { ...base, chosen: null, note: specs.length === 0 && coverage ? coverage : choice.reason };
+    return { ...none, chosen: null, note: specs.length === 0 && coverage ? coverage : choice.reason };
   }
   let spec = choice.spec;
   let mergeExplain: readonly string[] = [];
@@ -159,9 +190,14 @@ export function planProblem(problem: Problem, target: TargetName, options: PlanO
   try {
     const p = plan(spec, problem, target, splits === undefined ? {} : { splits });
     const rule = choice.explain[choice.explain.length - 1]!;
-    return { ...base, chosen: { kernelName: kernelName(spec), chosenBy: choice.chosenBy, rule, explain: choice.explain, spec, ...(splits !== undefined ? { splits } : {}), mergeExplain, plan: p }, note: null };
+    return {
+      ...base,
+      chosen: { kernelName: kernelName(spec), chosenBy: choice.chosenBy, rule, explain: choice.explain, spec, ...(splits !== undefined ? { splits } : {}), mergeExplain, plan: p },
+      ranking: rankingOf(choice),
+      note: null,
+    };
   } catch (err) {
-    return { ...base, chosen: null, note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
+    return { ...base, chosen: null, ranking: rankingOf(choice), note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
   }
 }
 
@@ -183,7 +219,7 @@ export interface PlanRow {
 
 /** `rocke plan`. */
 export function planCommand(argv: readonly string[], io: CliIo): number {
-  const options = { ...COMMON_OPTIONS, ...PROBLEM_OPTIONS, ...PROBLEM_SET_OPTIONS, target: { type: 'string' }, variant: { type: 'string' }, kernel: { type: 'string' } } as const;
+  const options = { ...COMMON_OPTIONS, ...PROBLEM_OPTIONS, ...PROBLEM_SET_OPTIONS, target: { type: 'string' }, variant: { type: 'string' }, kernel: { type: 'string' }, explain: { type: 'boolean' } } as const;
   const { values } = parse('plan', () => parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
   if (values.help) {
     io.stdout(`${PLAN_USAGE}\n`);
@@ -202,7 +238,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     ...(values.kernel !== undefined ? { kernel: values.kernel } : {}),
   };
   const only = input.problems.length === 1 && targets.length === 1 && values.suite === undefined && values['miopen-file'] === undefined;
-  if (only) return planOne(io, planProblem(input.problems[0]!.problem, targets[0]!, planOptions), values.json === true);
+  if (only) return planOne(io, planProblem(input.problems[0]!.problem, targets[0]!, planOptions), values.json === true, values.explain === true);
   const cacheEntries = cache.listEntries().entries;
   const rows: PlanRow[] = [];
   for (const { name, problem } of input.problems) {
@@ -231,7 +267,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
 }
 
 /** The detailed report of one problem on one target; exit 2 when nothing could be planned. */
-function planOne(io: CliIo, report: PlanReport, json: boolean): number {
+function planOne(io: CliIo, report: PlanReport, json: boolean, explain: boolean): number {
   if (json) {
     printJson(io, report);
     if (!report.chosen) throw new UsageError(report.note ?? 'no plan');
@@ -257,5 +293,9 @@ function planOne(io: CliIo, report: PlanReport, json: boolean): number {
     ),
   );
   for (const line of [...report.chosen.mergeExplain, ...p.explain]) io.stdout(`  ${line}\n`);
+  if (explain && report.ranking.length) {
+    io.stdout(`\nranking (the cost model's predicted order, ${report.ranking.length} candidates):\n`);
+    for (const r of report.ranking) io.stdout(`  #${r.position} ${r.kernelName}${r.splits !== undefined ? ` splits ${r.splits}` : ''}: ${r.reason}\n`);
+  }
   return 0;
 }
