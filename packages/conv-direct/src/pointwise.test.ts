@@ -44,7 +44,7 @@ describe('pointwise launches and ranking', () => {
     expect(launchGrid(s, p)).toMatchObject({ wTiles: Math.ceil(392 / 64), hTiles: 1, nTiles: 1, kTiles: 3, workgroups: 7 * 3 });
     expect(pointwisePixelUtilization(s, p)).toBeCloseTo(392 / 448);
     // The windowed 8x8 tile of the same size computes 8 x 8 x 8 = 512 pixels for the 392.
-    expect(scoreCandidate(s, p).tileUtilization).toBeGreaterThan(scoreCandidate({ ...s, variant: 'dense' }, p).tileUtilization);
+    expect(scoreCandidate(s, p).cost.facts.tileUtilization).toBeGreaterThan(scoreCandidate({ ...s, variant: 'dense' }, p).cost.facts.tileUtilization);
     const s2 = problem1x1({ N: 2, H: 14, W: 14, strideH: 2, strideW: 2 });
     expect(launchGrid(s, s2).wTiles).toBe(Math.ceil((2 * 7 * 7) / 64));
   });
