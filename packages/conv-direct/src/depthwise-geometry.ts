@@ -3,9 +3,13 @@
  * maps it onto its SpecGeometry, so that this file needs nothing from spec.ts (no import cycle).
  *
  * The workgroup computes tile_h x tile_w output pixels x tile_k output channels. Each thread owns
- * one vector of 8 output channels, one output row and `waves_m` adjacent output columns (the
- * register blocking along W). With channel multiplier M = K/C = 8/ck, the 8 output channels of a
- * thread read ck input channels, and the tile stages tile_k/M input channels.
+ * one pair of adjacent output channels (one 4-byte bf16x2 / half2 word of a pixel), `waves_n`
+ * output rows and `waves_m` adjacent output columns: a register block whose staged input pixels
+ * each serve every tap that reaches them, with all R x S weights of its pair in f32 registers.
+ * Channel pairs are the fastest thread index, so a wave's LDS reads and stores run along the
+ * channels. With channel multiplier M = K/C = 8/ck (ck: input channels per 8 output channels),
+ * the tile stages tile_k/M input channels in 16-byte vectors, and a pair reads 2/M of them (one
+ * channel for M >= 2, feeding both outputs).
  */
 import { ELEMENT_BYTES } from './problem.js';
 import { TARGETS, type TargetName } from './targets.js';
@@ -22,22 +26,29 @@ export interface DepthwiseTileFields {
   readonly tile_k: number;
   readonly ck: number;
   readonly waves_m: number;
+  readonly waves_n: number;
   readonly lds_pad: number;
 }
 
-/** Output channels per thread: one 16-byte vector of the output pixel. */
+/** Channels per 16-byte staging vector (and the channel granularity of a tile). */
 export const DEPTHWISE_VECTOR = 8;
+/** Output channels per thread: one 4-byte word of the output pixel. */
+export const DEPTHWISE_PAIR = 2;
 /** Input staging passes whose 16-byte loads a thread keeps in flight together (weights: 4x as many 2-byte loads). */
 export const DEPTHWISE_STAGE_BATCH = 4;
 
 export interface DepthwiseGeometry {
   /** Channel multiplier K/C the spec serves (8 / ck). */
   readonly multiplier: number;
-  /** Output columns per thread (waves_m), column groups across tile_w, 8-channel output vectors across tile_k. */
+  /** Output columns and rows per thread (waves_m, waves_n), their groups across the tile, channel pairs across tile_k. */
   readonly columnsPerThread: number;
+  readonly rowsPerThread: number;
   readonly columnGroups: number;
-  readonly outVectors: number;
-  /** (tile_k/8) x tile_h x column groups: one thread per (vector, row, column group). */
+  readonly rowGroups: number;
+  readonly pairs: number;
+  /** Input channels one pair reads per pixel: 2 for multiplier 1, else 1 (both outputs read it). */
+  readonly pairInChannels: number;
+  /** pairs x row groups x column groups: one thread per (pair, row group, column group). */
   readonly threads: number;
   readonly waveSize: number;
   /** Input channels staged per tile (tile_k / multiplier) and their 16-byte vectors per pixel. */
@@ -57,14 +68,16 @@ export interface DepthwiseGeometry {
   readonly xPasses: number;
   readonly wElems: number;
   readonly wPasses: number;
-  /** Input columns one thread reads per filter row: (columnsPerThread - 1) * stride_w + S. */
+  /** Input rows and columns of one thread's window: (rows - 1) * stride_h + R, (columns - 1) * stride_w + S. */
+  readonly rowsRead: number;
   readonly columnsRead: number;
-  /** f32 accumulators per thread. */
+  /** f32 accumulators per thread (2 per output pixel) and f32 weights per thread (2 per tap). */
   readonly accPerLane: number;
+  readonly weightRegisters: number;
   /**
    * Live 32-bit registers per thread, about: the larger of the staging phase (one batch of 16-byte
    * loads in flight with their LDS offsets: 6 per pass, 2 per weight element) and the tap loop
-   * (accumulators, one filter row of weights as S x 8 f32, one input vector), plus ~16 for
+   * (accumulators, the pair's R x S weights in f32, one window row of inputs in f32), plus ~16 for
    * addresses and ids.
    */
   readonly liveRegisters: number;
@@ -76,9 +89,11 @@ const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 export function depthwiseGeometry(s: DepthwiseTileFields): DepthwiseGeometry {
   const multiplier = DEPTHWISE_VECTOR / s.ck;
   const columnsPerThread = s.waves_m;
+  const rowsPerThread = s.waves_n;
   const columnGroups = s.tile_w / columnsPerThread;
-  const outVectors = s.tile_k / DEPTHWISE_VECTOR;
-  const threads = outVectors * s.tile_h * columnGroups;
+  const rowGroups = s.tile_h / rowsPerThread;
+  const pairs = s.tile_k / DEPTHWISE_PAIR;
+  const threads = pairs * rowGroups * columnGroups;
   const inChannels = s.tile_k / multiplier;
   const inVectors = inChannels / DEPTHWISE_VECTOR;
   const ldsInH = (s.tile_h - 1) * s.stride_h + s.R;
@@ -88,16 +103,21 @@ export function depthwiseGeometry(s: DepthwiseTileFields): DepthwiseGeometry {
   const wElems = s.R * s.S * s.tile_k;
   const wBytes = wElems * ELEMENT_BYTES;
   const xVectors = ldsInH * ldsInW * inVectors;
-  const accPerLane = DEPTHWISE_VECTOR * columnsPerThread;
+  const accPerLane = DEPTHWISE_PAIR * columnsPerThread * rowsPerThread;
+  const weightRegisters = DEPTHWISE_PAIR * s.R * s.S;
+  const columnsRead = (columnsPerThread - 1) * s.stride_w + s.S;
   const xPasses = Math.ceil(xVectors / Math.max(threads, 1));
   const wPasses = Math.ceil(wElems / Math.max(threads, 1));
   const staging = 6 * Math.min(xPasses, DEPTHWISE_STAGE_BATCH) + 2 * Math.min(wPasses, 4 * DEPTHWISE_STAGE_BATCH);
-  const taps = accPerLane + DEPTHWISE_VECTOR * s.S + DEPTHWISE_VECTOR;
+  const taps = accPerLane + weightRegisters + DEPTHWISE_PAIR * columnsRead;
   return {
     multiplier,
     columnsPerThread,
+    rowsPerThread,
     columnGroups,
-    outVectors,
+    rowGroups,
+    pairs,
+    pairInChannels: multiplier === 1 ? DEPTHWISE_PAIR : 1,
     threads,
     waveSize: TARGETS[s.target].waveSize,
     inChannels,
@@ -112,8 +132,10 @@ export function depthwiseGeometry(s: DepthwiseTileFields): DepthwiseGeometry {
     xPasses,
     wElems,
     wPasses,
-    columnsRead: (columnsPerThread - 1) * s.stride_w + s.S,
+    rowsRead: (rowsPerThread - 1) * s.stride_h + s.R,
+    columnsRead,
     accPerLane,
+    weightRegisters,
     liveRegisters: Math.max(staging, taps) + 16,
   };
 }
@@ -124,35 +146,37 @@ const BANK_BYTES = 4;
 
 /**
  * Worst bank conflict (lanes served one after another) of the tap loop's input reads for one
- * wave: lane l reads ck elements of its pixel; lanes are (vector, column group, row) with the
- * vector fastest. Reads of 16 bytes are served 8 lanes at a time (128 bytes), narrower reads by
- * 128 bytes' worth of lanes; lanes reading the same word share it (broadcast).
+ * wave: lane l reads the pair's input channels (4 or 2 bytes) of its first window pixel; lanes are
+ * (pair, column group, row group) with the pair fastest. One access serves the whole wave's 4-byte
+ * words, one per bank; lanes reading the same word share it (broadcast).
  */
 export function depthwiseReadConflicts(s: DepthwiseTileFields): number {
   const g = depthwiseGeometry(s);
-  const readBytes = s.ck * ELEMENT_BYTES;
-  const perPhase = Math.max(1, (BANKS * BANK_BYTES) / Math.max(readBytes, BANK_BYTES));
-  let worst = 1;
+  // One wave64 access is served as two halves of 32 lanes.
+  const phase = Math.min(BANKS, g.waveSize);
   const lanes = Math.min(g.waveSize, g.threads);
-  for (let p0 = 0; p0 < lanes; p0 += perPhase) {
+  let worst = 1;
+  for (let p0 = 0; p0 < lanes; p0 += phase) {
     const words = new Map<number, Set<number>>();
-    for (let l = p0; l < Math.min(p0 + perPhase, lanes); l++) {
-      const v = l % g.outVectors;
-      const rest = Math.floor(l / g.outVectors);
-      const group = rest % g.columnGroups;
-      const row = Math.floor(rest / g.columnGroups);
-      const elem = (row * s.stride_h * g.ldsInW + group * g.columnsPerThread * s.stride_w) * g.pixelStride + v * s.ck;
-      for (let b = 0; b < readBytes; b += BANK_BYTES) {
-        const word = Math.floor((elem * ELEMENT_BYTES + b) / BANK_BYTES);
-        const bank = word % BANKS;
-        const set = words.get(bank) ?? new Set<number>();
-        set.add(word);
-        words.set(bank, set);
-      }
+    for (let l = p0; l < Math.min(p0 + phase, lanes); l++) {
+      const word = Math.floor((depthwiseReadElement(s, g, l) * ELEMENT_BYTES) / BANK_BYTES);
+      const set = words.get(word % BANKS) ?? new Set<number>();
+      set.add(word);
+      words.set(word % BANKS, set);
     }
     for (const set of words.values()) worst = Math.max(worst, set.size);
   }
   return worst;
+}
+
+/** LDS element of thread `l`'s first window pixel and first input channel (the kernel's thread map). */
+export function depthwiseReadElement(s: DepthwiseTileFields, g: DepthwiseGeometry, l: number): number {
+  const pair = l % g.pairs;
+  const rest = Math.floor(l / g.pairs);
+  const group = rest % g.columnGroups;
+  const rowGroup = Math.floor(rest / g.columnGroups);
+  const pixel = rowGroup * g.rowsPerThread * s.stride_h * g.ldsInW + group * g.columnsPerThread * s.stride_w;
+  return pixel * g.pixelStride + Math.floor((pair * DEPTHWISE_PAIR) / g.multiplier);
 }
 
 /** The smallest LDS pixel pad (multiples of 8 elements, up to 56) with the fewest read conflicts. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
-import { depthwiseGrid, depthwiseRegisterBudget, depthwiseStagingEfficiency, depthwiseWidths, isDepthwiseProblem } from './depthwise.js';
+import { DEPTHWISE_BLOCKS, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileK, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -36,13 +36,14 @@ describe('depthwise problems and specs', () => {
     expect(reasonOf(depthwiseSpec({ atom: '32x32x16' }))).toBe('the depthwise kernel uses no MMA: its atom is fma (got 32x32x16)');
     expect(reasonOf(gfx950Spec({ atom: 'fma' }))).toBe('atom fma is not available on gfx950 (it has 32x32x16, 16x16x32)');
     expect(reasonOf(depthwiseSpec({ ck: 16 }))).toBe('ck 16: depthwise ck is 8 / channel multiplier (8, 4 or 2 for multipliers 1, 2, 4)');
-    expect(reasonOf(depthwiseSpec({ tile_k: 12 }))).toBe('tile_k 12 is not a multiple of 8 (one 16-byte output vector per thread)');
+    expect(reasonOf(depthwiseSpec({ tile_k: 12 }))).toBe('tile_k 12 is not a multiple of 8 (whole 16-byte channel vectors)');
     expect(reasonOf(depthwiseSpec({ ck: 2, tile_k: 16 }))).toBe('tile_k 16 / multiplier 4 = 4 input channels are not a multiple of 8 (16-byte staging)');
     expect(reasonOf(depthwiseSpec({ waves_m: 3 }))).toBe('tile_w 8 is not a multiple of waves_m 3 (depthwise: output columns per thread)');
+    expect(reasonOf(depthwiseSpec({ waves_n: 4 }))).toBe('tile_h 2 is not a multiple of waves_n 4 (depthwise: output rows per thread)');
     expect(reasonOf(depthwiseSpec({ R: 9, S: 9 }))).toBe('filter 9x9: the depthwise kernel takes sides up to 7');
     expect(reasonOf(depthwiseSpec({ double_buffer: true }))).toBe('depthwise specs need double_buffer false (one stage: the tile is the whole reduction)');
     expect(reasonOf(depthwiseSpec({ target: 'sm_90', chiplet_swizzle: true }))).toBe('sm_90 has no chiplets (XCDs); chiplet_swizzle must be false');
-    expect(reasonOf(depthwiseSpec({ tile_h: 64, tile_w: 64, tile_k: 64, waves_m: 1 }))).toMatch(/^32768 threads per workgroup .* exceed 1024 on gfx950$/);
+    expect(reasonOf(depthwiseSpec({ tile_h: 64, tile_w: 64, tile_k: 64, waves_m: 1 }))).toMatch(/^131072 threads per workgroup \(tile_k\/2 x tile_h\/waves_n x tile_w\/waves_m\) exceed 1024 on gfx950$/);
   });
 
   it('rejects problems it cannot serve, with reasons', () => {
@@ -56,15 +57,18 @@ describe('depthwise problems and specs', () => {
   });
 
   it('derives threads, LDS and registers from the tile', () => {
-    const g = depthwiseGeometry(depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 }));
-    expect([g.threads, g.ldsInH, g.ldsInW, g.pixelStride, g.xVectors, g.xPasses, g.accPerLane]).toEqual([128, 10, 18, 40, 720, 6, 32]);
+    const g = depthwiseGeometry(depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8 }));
+    // 16 channel pairs x 4 row groups x 4 column groups; each thread reads a 4 x 6 window for its 2 x 4 block.
+    expect([g.threads, g.ldsInH, g.ldsInW, g.pixelStride, g.xVectors, g.xPasses, g.accPerLane, g.rowsRead, g.columnsRead]).toEqual([256, 10, 18, 40, 720, 3, 16, 4, 6]);
+    expect([g.weightRegisters, g.pairInChannels]).toEqual([18, 2]);
     expect(g.ldsBytes).toBe(10 * 18 * 40 * 2 + 9 * 32 * 2);
-    // Multiplier 4: 64 output channels read 16 staged input channels.
-    expect(depthwiseGeometry(depthwiseSpec({ ck: 2, tile_k: 64 })).inChannels).toBe(16);
+    // Multiplier 4: 64 output channels read 16 staged input channels, one per pair.
+    const m4 = depthwiseGeometry(depthwiseSpec({ ck: 2, tile_k: 64 }));
+    expect([m4.inChannels, m4.pairInChannels]).toEqual([16, 1]);
   });
 
   it('picks the LDS pad that removes the tap loop read conflicts', () => {
-    // 32 channels (64 bytes) per pixel, 4 columns per thread: lanes 4 apart read 256 bytes apart, the same banks.
+    // 32 channels (64 bytes) per pixel, 16 pairs: lanes 16 apart read 4 pixels (256 bytes) apart, the same banks.
     const fields = { ...depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4 }), lds_pad: 0 };
     expect(depthwiseReadConflicts(fields)).toBeGreaterThan(1);
     const pad = depthwiseLdsPad(fields);
@@ -96,23 +100,37 @@ describe('depthwise candidates and plans', () => {
     expect([256, 512].map((n) => depthwiseRegisterBudget('gfx950', n))).toEqual([256, 128]);
   });
 
-  it('fits tile widths to Wo and ranks tiles by staged halo', () => {
-    expect(depthwiseWidths(56)).toEqual([4, 8, 28]);
-    expect(depthwiseWidths(14)).toEqual([4, 14]);
-    expect(depthwiseWidths(null)).toEqual([8, 16, 32]);
-    const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 }, wo: 56, ho: 56 });
-    const eff = (h: number, w: number) => depthwiseStagingEfficiency(specs.find((s) => s.tile_h === h && s.tile_w === w)!);
-    expect(eff(8, 28)).toBeGreaterThan(eff(2, 28));
+  it('fits the channel tile to K: least padding, then the most lanes along the channels', () => {
+    expect(depthwiseTileK(1, { C: 96, K: 96 })).toBe(32);
+    expect(depthwiseTileK(1, { C: 72, K: 72 })).toBe(16);
+    expect(depthwiseTileK(1, { C: 960, K: 960 })).toBe(64);
+    expect(depthwiseTileK(2, { C: 12, K: 24 })).toBe(32);
+    expect(depthwiseTileK(4, { C: 96, K: 384 })).toBe(64);
+    expect(depthwiseTileK(1, undefined)).toBe(64);
+  });
+
+  it('offers at most two thread layouts per output block, the cheapest in issue slots on the map', () => {
+    const cap = { R: 7, S: 7, stride_h: 1, stride_w: 1, pad_h: 3, pad_w: 3, dilation_h: 1, dilation_w: 1 };
+    const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } });
+    expect(specs.length).toBeGreaterThan(0);
+    expect(specs.length).toBeLessThanOrEqual(2 * DEPTHWISE_BLOCKS.length);
+    expect(new Set(specs.map((s) => s.tile_k))).toEqual(new Set([64]));
+    // A 2 x 14 tile of 2 x 2 blocks covers the 14-wide map exactly; a 2 x 16 one pays for 2 padded columns of 49 taps.
+    const base = specs.find((s) => s.waves_n === 2 && s.waves_m === 2)!;
+    expect(depthwiseIssueCost({ ...base, tile_h: 2, tile_w: 14 }, 14, 14)).toBeLessThan(depthwiseIssueCost({ ...base, tile_h: 2, tile_w: 16 }, 14, 14));
+    // The shape-independent grid offers every multiplier.
+    const aot = depthwiseGrid('gfx950', { dtype: 'bf16', capability: { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 } });
+    expect(new Set(aot.map((s) => s.ck))).toEqual(new Set([8, 4, 2]));
   });
 
   it('plans a launch: grid over images, spatial tiles and channel tiles; block and LDS from the spec', () => {
-    const s = depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 });
+    const s = depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8 });
     const p = plan(s, dw(), 'sm_90');
     expect(p.variant).toBe('depthwise');
     expect(p.launches).toHaveLength(1);
     const l = p.launches[0]!;
     expect(l.grid).toEqual([8 * 7 * 4 * 3, 1, 1]);
-    expect(l.block).toEqual([128, 1, 1]);
+    expect(l.block).toEqual([256, 1, 1]);
     expect(l.sharedBytes).toBe(depthwiseGeometry(s).ldsBytes);
     expect(l.kernargs).toHaveLength(20);
   });

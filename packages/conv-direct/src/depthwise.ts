@@ -6,12 +6,18 @@
  */
 import { DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad } from './depthwise-geometry.js';
 import type { Dtype, Problem } from './problem.js';
+
+/** The channel counts the grid fits its channel tile to. */
+export interface DepthwiseChannels {
+  readonly C: number;
+  readonly K: number;
+}
 import type { Spec } from './spec.js';
 import { TARGETS, type TargetName } from './targets.js';
 
 /** Channel multipliers K/C the kernel serves: its 8 output channels read 8/M input channels. */
 export const DEPTHWISE_MULTIPLIERS = [1, 2, 4] as const;
-/** Largest filter side: one filter row of weights (S x 8 f32) lives in registers. */
+/** Largest filter side: a thread holds its pair's R x S weights (2 f32 per tap) in registers. */
 export const DEPTHWISE_MAX_FILTER = 7;
 
 /** True when `p` is a depthwise conv the variant serves: groups = C > 1 and K/C in {@link DEPTHWISE_MULTIPLIERS}. */
@@ -31,13 +37,13 @@ export function depthwiseSpecReason(s: Spec): string | null {
   if (s.stride_h > 2 || s.stride_w > 2) return `stride ${s.stride_h}x${s.stride_w} is not supported (each stride must be 1 or 2)`;
   if (s.R > DEPTHWISE_MAX_FILTER || s.S > DEPTHWISE_MAX_FILTER) return `filter ${s.R}x${s.S}: the depthwise kernel takes sides up to ${DEPTHWISE_MAX_FILTER}`;
   if (![2, 4, 8].includes(s.ck)) return `ck ${s.ck}: depthwise ck is 8 / channel multiplier (8, 4 or 2 for multipliers 1, 2, 4)`;
-  if (s.tile_k % DEPTHWISE_VECTOR !== 0) return `tile_k ${s.tile_k} is not a multiple of ${DEPTHWISE_VECTOR} (one 16-byte output vector per thread)`;
+  if (s.tile_k % DEPTHWISE_VECTOR !== 0) return `tile_k ${s.tile_k} is not a multiple of ${DEPTHWISE_VECTOR} (whole 16-byte channel vectors)`;
   const m = DEPTHWISE_VECTOR / s.ck;
   if ((s.tile_k / m) % DEPTHWISE_VECTOR !== 0) return `tile_k ${s.tile_k} / multiplier ${m} = ${s.tile_k / m} input channels are not a multiple of ${DEPTHWISE_VECTOR} (16-byte staging)`;
   if (s.tile_w % s.waves_m !== 0) return `tile_w ${s.tile_w} is not a multiple of waves_m ${s.waves_m} (depthwise: output columns per thread)`;
+  if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n} (depthwise: output rows per thread)`;
   if (s.lds_pad < 0 || s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} must be a non-negative multiple of 8 (16-byte aligned LDS vectors)`;
   const unused: [string, boolean][] = [
-    ['waves_n 1', s.waves_n === 1],
     ['tile_n 1', s.tile_n === 1],
     ['group_merge 1', s.group_merge === 1],
     ['dilation 1x1', s.dilation_h === 1 && s.dilation_w === 1],
@@ -49,7 +55,7 @@ export function depthwiseSpecReason(s: Spec): string | null {
   for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds'] as const) if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   const t = TARGETS[s.target];
   const g = depthwiseGeometry(s);
-  if (g.threads > t.maxThreadsPerBlock) return `${g.threads} threads per workgroup (tile_k/8 x tile_h x tile_w/waves_m) exceed ${t.maxThreadsPerBlock} on ${s.target}`;
+  if (g.threads > t.maxThreadsPerBlock) return `${g.threads} threads per workgroup (tile_k/2 x tile_h/waves_n x tile_w/waves_m) exceed ${t.maxThreadsPerBlock} on ${s.target}`;
   if (g.ldsBytes > t.sharedBytesPerBlock) return `LDS ${g.ldsBytes} bytes exceed the ${t.sharedBytesPerBlock}-byte limit of ${s.target}`;
   return null;
 }
@@ -62,32 +68,53 @@ export function depthwiseProblemReason(s: Spec, p: Problem): string | null {
   return null;
 }
 
-/** Tile heights offered: 2, 4, 8, and Ho itself when it is smaller (a whole small map per tile). */
-export const DEPTHWISE_TILE_H = [2, 4, 8] as const;
-/** Output channels per tile offered (those whose input channels make whole 16-byte vectors). */
-export const DEPTHWISE_TILE_K = [8, 16, 32, 64] as const;
-/** Most output columns a thread computes (accumulators: 8 per column). */
-export const DEPTHWISE_MAX_COLUMNS = 8;
 /** Threads per workgroup the grid keeps (whole waves): 64 to 256, so that with the register cap below two or more workgroups fit a CU / SM. */
 export const DEPTHWISE_THREADS = { min: 64, max: 256 } as const;
+/** Thread counts at or below this form the grid's small-workgroup choice (more, smaller workgroups fill a small grid). */
+export const DEPTHWISE_SMALL_THREADS = 128;
 
 /**
- * Tile widths for an output width Wo: multiples of 4 up to 32 that divide Wo (else the one that pads
- * least), plus Wo itself up to 32 (a whole row per tile). Null (shape-independent): 8, 16, 32.
+ * Output blocks per thread offered, rows x columns: the larger the block, the more taps each
+ * staged input pixel serves (fewer LDS reads and conversions per FMA) and the fewer threads the
+ * grid has; the bench's timing picks between them.
  */
-export function depthwiseWidths(wo: number | null): number[] {
-  if (wo === null) return [8, 16, 32];
-  const widths = Array.from({ length: 8 }, (_, i) => 4 * (i + 1));
-  let out = widths.filter((w) => wo % w === 0);
-  if (out.length === 0) out = [widths.reduce((a, w) => (Math.ceil(wo / w) * w < Math.ceil(wo / a) * a ? w : a))];
-  if (wo <= 32 && !out.includes(wo)) out.push(wo);
-  return out;
+export const DEPTHWISE_BLOCKS: readonly (readonly [rows: number, cols: number])[] = [
+  [1, 2],
+  [2, 2],
+  [2, 4],
+];
+
+/** Output extent the grid assumes when the problem's is unknown (the shape-independent grid): large enough not to bound a tile. */
+const UNBOUNDED_EXTENT = 64;
+
+/** Most output channels per tile: 32 lanes of channel pairs, one warp (half a wave64) per pixel, leaving threads for the spatial tile. */
+export const DEPTHWISE_MAX_TILE_K = 64;
+
+/**
+ * Output channels per tile for a problem's K: the multiple of 8*M (16-byte vectors of staged
+ * input channels) from 16 to {@link DEPTHWISE_MAX_TILE_K} that pads K least, the larger on ties
+ * (lanes along the channels read and write contiguous runs). Without channels: the largest.
+ */
+export function depthwiseTileK(m: number, channels: DepthwiseChannels | undefined): number {
+  const options = [1, 2, 4, 8].map((f) => f * DEPTHWISE_VECTOR * m).filter((k) => k >= 16 && k <= DEPTHWISE_MAX_TILE_K);
+  if (!channels) return options[options.length - 1]!;
+  const padded = (k: number) => Math.ceil(channels.K / k) * k;
+  return options.reduce((best, k) => (padded(k) < padded(best) || (padded(k) === padded(best) && k > best) ? k : best));
 }
 
-/** Columns per thread for a tile width: its largest divisor up to 8 and its largest up to 4. */
-export function depthwiseColumns(tileW: number): number[] {
-  const largest = (cap: number) => Math.max(...Array.from({ length: cap }, (_, i) => i + 1).filter((d) => tileW % d === 0));
-  return [...new Set([largest(DEPTHWISE_MAX_COLUMNS), largest(4)])];
+/**
+ * Issue slots per channel pair a spec spends on an Ho x Wo map, from the kernel's structure: one
+ * FMA per tap of every output of the whole tiles (padding included), one LDS read and one
+ * conversion per input channel of every window pixel a thread reads, and a global load plus an
+ * LDS store per staged 16-byte vector. Orders the thread layouts of one output block.
+ */
+export function depthwiseIssueCost(s: Spec, ho: number, wo: number): number {
+  const g = depthwiseGeometry(s);
+  const tiles = Math.ceil(ho / s.tile_h) * Math.ceil(wo / s.tile_w);
+  const fma = s.tile_h * s.tile_w * s.R * s.S;
+  const window = g.rowGroups * g.columnGroups * g.rowsRead * g.columnsRead * (1 + g.pairInChannels);
+  const staging = (2 * g.xVectors) / g.pairs;
+  return tiles * (fma + window + staging);
 }
 
 /** Knobs of {@link depthwiseGrid}. */
@@ -96,56 +123,81 @@ export interface DepthwiseGridOptions {
   readonly capability: { R: number; S: number; stride_h: number; stride_w: number; pad_h: number; pad_w: number; dilation_h: number; dilation_w: number };
   readonly wo?: number | null;
   readonly ho?: number | null;
-  /** Multipliers to offer (default all of {@link DEPTHWISE_MULTIPLIERS}). */
+  /** The problem's channels: the channel tile fits K ({@link depthwiseTileK}) and only its multiplier is offered. */
+  readonly channels?: DepthwiseChannels;
+  /** Multipliers to offer (default: the problem's, else all of {@link DEPTHWISE_MULTIPLIERS}). */
   readonly multipliers?: readonly number[];
 }
 
 /**
- * The depthwise grid for one capability: multiplier x tile_k x tile_h x tile_w x columns per
- * thread, keeping workgroups of whole waves within {@link DEPTHWISE_THREADS} whose staged tile
- * leaves room for two workgroups per CU / SM and whose live registers (staging or tap loop) stay
- * within {@link depthwiseRegisterBudget}, so several workgroups keep their loads in flight at once;
- * the LDS pad is the one that avoids bank conflicts on the tap loop's reads.
+ * The depthwise grid for one problem (or capability): per multiplier and output block
+ * ({@link DEPTHWISE_BLOCKS}), the channel tile of {@link depthwiseTileK} and two thread layouts
+ * over the spatial tile: the one of fewest issue slots on the map ({@link depthwiseIssueCost})
+ * among workgroups of {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
+ * {@link DEPTHWISE_SMALL_THREADS}. Workgroups are whole waves, their staged
+ * tile leaves room for two per CU / SM, their live registers stay within
+ * {@link depthwiseRegisterBudget}; the LDS pad is the one that avoids bank conflicts on the reads.
+ * At most 2 x 3 specs per multiplier: the timing decides among them.
  */
 export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec[] {
   const t = TARGETS[target];
-  const amd = t.vendor === 'amd';
   const cap = o.capability;
-  const heights = [...DEPTHWISE_TILE_H, ...(o.ho != null && o.ho < 8 && !(DEPTHWISE_TILE_H as readonly number[]).includes(o.ho) ? [o.ho] : [])];
+  const ho = o.ho ?? UNBOUNDED_EXTENT;
+  const wo = o.wo ?? UNBOUNDED_EXTENT;
+  const problemM = o.channels ? o.channels.K / o.channels.C : undefined;
+  const multipliers = o.multipliers ?? (problemM !== undefined && (DEPTHWISE_MULTIPLIERS as readonly number[]).includes(problemM) ? [problemM] : DEPTHWISE_MULTIPLIERS);
   const specs: Spec[] = [];
-  for (const m of o.multipliers ?? DEPTHWISE_MULTIPLIERS)
-    for (const tile_k of DEPTHWISE_TILE_K)
-      for (const tile_h of heights)
-        for (const tile_w of depthwiseWidths(o.wo ?? null))
-          for (const cols of depthwiseColumns(tile_w)) {
-            const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h, tile_w, tile_k, ck: DEPTHWISE_VECTOR / m, waves_m: cols };
-            if ((tile_k / m) % DEPTHWISE_VECTOR !== 0) continue;
-            const lds_pad = depthwiseLdsPad(fields);
-            const g = depthwiseGeometry({ ...fields, lds_pad });
-            if (g.threads < DEPTHWISE_THREADS.min || g.threads > DEPTHWISE_THREADS.max || g.threads % t.waveSize !== 0) continue;
-            if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
-            specs.push({
-              variant: 'depthwise',
-              dtype: o.dtype,
-              ...cap,
-              ...fields,
-              waves_n: 1,
-              atom: 'fma',
-              lds_pad,
-              double_buffer: false,
-              chiplet_swizzle: amd,
-              chiplet_chunk: 64,
-              num_xcds: t.chiplets,
-              swizzle_wgm: 8,
-              iglp: null,
-              waves_per_eu: null,
-              group_merge: 1,
-              tile_n: 1,
-              c_tail: 0,
-              k_tail: false,
-            });
-          }
+  const seen = new Set<string>();
+  for (const m of multipliers) {
+    const tile_k = depthwiseTileK(m, o.channels);
+    for (const [rows, cols] of DEPTHWISE_BLOCKS) {
+      const layouts: Spec[] = [];
+      for (let th = 1; th * rows <= Math.max(ho, rows) && th <= 32; th++)
+        for (let tw = 1; tw * cols <= Math.max(wo, cols) && tw <= 32; tw++) {
+          const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * rows, tile_w: tw * cols, tile_k, ck: DEPTHWISE_VECTOR / m, waves_m: cols, waves_n: rows };
+          const lds_pad = depthwiseLdsPad(fields);
+          const g = depthwiseGeometry({ ...fields, lds_pad });
+          if (g.threads < DEPTHWISE_THREADS.min || g.threads > DEPTHWISE_THREADS.max || g.threads % t.waveSize !== 0) continue;
+          if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
+          layouts.push(depthwiseSpecOf(target, o.dtype, cap, { ...fields, lds_pad }));
+        }
+      const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo);
+      // Fewest issue slots, then the most staging efficiency (fewer halo bytes from L2).
+      const better = (a: Spec, b: Spec) => cost(a) < cost(b) || (cost(a) === cost(b) && depthwiseStagingEfficiency(a) > depthwiseStagingEfficiency(b));
+      const best = (pool: Spec[]) => pool.reduce<Spec | undefined>((acc, s) => (acc === undefined || better(s, acc) ? s : acc), undefined);
+      for (const s of [best(layouts), best(layouts.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
+        if (s && !seen.has(JSON.stringify(s))) {
+          seen.add(JSON.stringify(s));
+          specs.push(s);
+        }
+      }
+    }
+  }
   return specs;
+}
+
+/** A depthwise spec of the given tile fields: the knobs the kernel does not read at their neutral values. */
+function depthwiseSpecOf(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], fields: Pick<Spec, 'R' | 'S' | 'stride_h' | 'stride_w' | 'tile_h' | 'tile_w' | 'tile_k' | 'ck' | 'waves_m' | 'waves_n' | 'lds_pad'>): Spec {
+  const t = TARGETS[target];
+  return {
+    variant: 'depthwise',
+    target,
+    dtype,
+    ...cap,
+    ...fields,
+    atom: 'fma',
+    double_buffer: false,
+    chiplet_swizzle: t.vendor === 'amd',
+    chiplet_chunk: 64,
+    num_xcds: t.chiplets,
+    swizzle_wgm: 8,
+    iglp: null,
+    waves_per_eu: null,
+    group_merge: 1,
+    tile_n: 1,
+    c_tail: 0,
+    k_tail: false,
+  };
 }
 
 /** Threads of one kernel a CU / SM should hold at least (8 warps, 4 wave64 waves) to keep loads in flight. */

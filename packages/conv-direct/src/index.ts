@@ -64,16 +64,20 @@ export {
   type Variant,
 } from './spec.js';
 export { launchGrid, type LaunchGrid } from './grid.js';
-export { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, type DepthwiseGeometry } from './depthwise-geometry.js';
+export { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, type DepthwiseGeometry } from './depthwise-geometry.js';
 export {
   DEPTHWISE_MAX_FILTER,
   DEPTHWISE_MIN_RESIDENT_THREADS,
   DEPTHWISE_MULTIPLIERS,
+  DEPTHWISE_BLOCKS,
+  DEPTHWISE_SMALL_THREADS,
   DEPTHWISE_THREADS,
-  DEPTHWISE_TILE_H,
-  DEPTHWISE_TILE_K,
   depthwiseGrid,
   depthwiseRegisterBudget,
+  depthwiseIssueCost,
+  depthwiseTileK,
+  DEPTHWISE_MAX_TILE_K,
+  type DepthwiseChannels,
   depthwiseStagingEfficiency,
   isDepthwiseProblem,
 } from './depthwise.js';

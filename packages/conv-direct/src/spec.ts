@@ -44,7 +44,7 @@ export const SpecSchema = z
     tile_k: int,
     /** Input channels staged per LDS chunk (depthwise: input channels per 8 output channels, 8 / multiplier). */
     ck: int,
-    /** Waves along tile_k and along tile_h (depthwise: output columns per thread, and 1). */
+    /** Waves along tile_k and along tile_h (depthwise: output columns and output rows per thread). */
     waves_m: int,
     waves_n: int,
     atom: z.enum(ATOM_NAMES),
@@ -426,8 +426,8 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
 
 /**
  * The depthwise geometry (depthwise-geometry.ts) in SpecGeometry terms, for the host-side models
- * (residency, plans): one "atom row" per thread's 8-channel vector, one "column block" per thread,
- * no weight fragments (the weights are staged once per tile).
+ * (residency, plans): one "atom row" per thread's channel pair, one "column block" and one band
+ * of rows per thread, no weight fragments (the weights are staged once per tile).
  */
 function depthwiseSpecGeometry(spec: Spec): SpecGeometry {
   const d = depthwiseGeometry(spec);
@@ -436,16 +436,16 @@ function depthwiseSpecGeometry(spec: Spec): SpecGeometry {
     waveSize: d.waveSize,
     threads: d.threads,
     colBlocks: d.columnGroups,
-    mTiles: d.outVectors,
+    mTiles: d.pairs,
     kAtoms: 1,
-    rowsPerWave: 1,
+    rowsPerWave: d.rowsPerThread,
     mTilesPerWave: 1,
     nTilesPerWave: d.columnsPerThread,
     ldsInH: d.ldsInH,
     ldsInW: d.ldsInW,
     rowPixels: d.ldsInW,
     ldsRows: d.ldsInH,
-    bandRows: 1,
+    bandRows: d.rowsPerThread,
     waveImages: 1,
     cStride: d.pixelStride,
     ldsXElems: d.xBytes / ELEMENT_BYTES,

@@ -2,7 +2,7 @@
  * Register-pressure estimate and the spill heuristic. Not a validity rule:
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
-import { DEPTHWISE_VECTOR, depthwiseGeometry } from './depthwise-geometry.js';
+import { DEPTHWISE_PAIR, depthwiseGeometry } from './depthwise-geometry.js';
 import { haloExtent, specGeometry, stagedSpec, type Spec } from './spec.js';
 import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
@@ -40,10 +40,10 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   const g = specGeometry(spec);
   const target = TARGETS[spec.target];
   if (spec.variant === 'depthwise') {
-    // No fragments: accumulators, one filter row of weights ("A") and one input vector ("B"), in f32.
+    // No fragments: accumulators, the pair's R x S weights ("A") and one window row of inputs ("B"), in f32.
     const d = depthwiseGeometry(spec);
     const budget = registerBudget(spec, Math.ceil(d.threads / d.waveSize));
-    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_VECTOR, aFrags: DEPTHWISE_VECTOR * spec.S, tails: 0, live: d.liveRegisters, budget };
+    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_PAIR * d.columnsRead, aFrags: d.weightRegisters, tails: 0, live: d.liveRegisters, budget };
   }
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;

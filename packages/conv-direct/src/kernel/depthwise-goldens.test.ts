@@ -2,10 +2,10 @@
  * Depthwise IR goldens: SHA-256 of each depthwise golden config's emitted text, checked against
  * depthwise-goldens.json (update with `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/depthwise-goldens.test.ts`).
  * Every config compiles with LLVM 22 for its target with no spills (AMD: the code object's
- * metadata; sm_90: ptxas), as plain f32 FMAs with no MMA.
+ * metadata; sm_90: ptxas), as f32 FMAs with no MMA (packed v_pk_fma_f32 on AMD).
  */
 import { join } from 'node:path';
-import { checkGoldens, compile, printModule } from '@rocke/ir';
+import { checkGoldens, compile, disassemble, printModule } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { kernelName } from '../spec.js';
 import { spillReason } from '../spill.js';
@@ -41,7 +41,7 @@ describe('depthwise golden configs', () => {
     expect(spillReason(spec)).toBeNull();
     const k = buildConvKernel(spec);
     const text = printModule(k.module);
-    expect(text).toMatch(/@llvm\.fma\.v8f32/);
+    expect(text).toMatch(/@llvm\.fma\.v2f32/);
     expect(text).not.toMatch(/mfma|wmma|mma\.sync|wgmma/);
     const r = await compile(text, k.target);
     if (r.vendor === 'amd') {
@@ -50,6 +50,7 @@ describe('depthwise golden configs', () => {
       expect(notes.vgpr_spill_count).toBe(0);
       expect(notes.sgpr_spill_count).toBe(0);
       expect(notes.private_segment_fixed_size).toBe(0);
+      expect(await disassemble(r.object, k.target)).toMatch(/v_pk_fma_f32/);
     } else {
       expect(r.ptx).toContain(`.entry ${k.name}(`);
       expect(r.ptx).toMatch(/fma\.rn\.f32/);

@@ -1,8 +1,9 @@
 /**
  * Depthwise numerics: the exact IR of the gfx950 and sm_90 lowerings run in the interpreter against
  * the naive fp64 grouped conv (groups = C), for 3x3 / 5x5 / 7x7 and a 1x5 row filter, strides 1 and
- * 2, multipliers 1, 2 and 4, channel tails (C and K not multiples of 8, a partial channel tile) and
- * partial spatial tiles; and a test that the tolerance sees one dropped tap.
+ * 2, multipliers 1, 2 and 4, output blocks of 1 and 2 rows by 1 to 4 columns per thread, channel
+ * tails (C not a multiple of 8, K odd, a partial channel tile) and partial spatial tiles; and a
+ * test that the tolerance sees one dropped tap.
  */
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
@@ -29,10 +30,14 @@ const perTarget = (target: 'gfx950' | 'sm_90'): [string, Spec, Problem][] => {
     [`${target} 3x3 s2 fp16 M1, odd map`, spec({ ...s2, dtype: 'fp16' }), dw(16, 1, { ...ps2, H: 9, W: 15, dtype: 'fp16' })],
     [`${target} 5x5 s1 bf16 M2, 2 columns per thread`, spec({ ...f5, ck: 4, waves_m: 2 }), dw(8, 2, p5)],
     [`${target} 7x7 s2 fp16 M1 p3, uneven staging passes`, spec({ ...f7, ...s2, dtype: 'fp16', tile_h: 4, tile_w: 4 }), dw(16, 1, { ...p7, ...ps2, H: 11, W: 10, dtype: 'fp16' })],
-    [`${target} 3x3 s1 bf16 M2, channel tail C 12 (2-byte staging and stores)`, spec({ ck: 4 }), dw(12, 2, { N: 1 })],
+    [`${target} 3x3 s1 bf16 M2, channel tail C 12 (2-byte staging)`, spec({ ck: 4 }), dw(12, 2, { N: 1 })],
     [`${target} 3x3 s1 fp16 M4, C 10 K 40 (tail tile)`, spec({ ck: 2, tile_k: 32, dtype: 'fp16', tile_h: 1 }), dw(10, 4, { N: 1, H: 4, dtype: 'fp16' })],
     [`${target} 7x7 s1 bf16 M1, C 20 (channel tail)`, spec({ ...f7, lds_pad: 8 }), dw(20, 1, { ...p7, N: 1, H: 5, W: 9 })],
     [`${target} 1x5 s1 p0x2 bf16 M1`, spec({ R: 1, S: 5, pad_h: 0, pad_w: 2 }), dw(16, 1, { R: 1, S: 5, padH: 0, padW: 2, N: 1 })],
+    [`${target} 3x3 s1 bf16 M1, 2x4 blocks, partial H/W tiles`, spec({ tile_h: 4, waves_n: 2 }), dw(16, 1, {})],
+    [`${target} 5x5 s2 bf16 M2, 2x2 blocks, partial tiles`, spec({ ...f5, ...s2, ck: 4, tile_h: 4, tile_w: 4, waves_n: 2, waves_m: 2 }), dw(8, 2, { ...p5, ...ps2, H: 11, W: 9 })],
+    [`${target} 7x7 s1 fp16 M4, 2x2 blocks, C 6 (K 24)`, spec({ ...f7, ck: 2, tile_k: 32, tile_h: 4, tile_w: 4, waves_n: 2, waves_m: 2, dtype: 'fp16' }), dw(6, 4, { ...p7, N: 1, H: 6, W: 5, dtype: 'fp16' })],
+    [`${target} 3x3 s2 bf16 M1, C 5 (K odd: 2-byte stores), 2x1 blocks`, spec({ ...s2, tile_h: 4, waves_n: 2, waves_m: 1 }), dw(5, 1, { ...ps2, N: 1, H: 9, W: 8 })],
   ];
 };
 

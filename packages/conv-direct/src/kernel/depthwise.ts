@@ -1,20 +1,23 @@
 /**
  * The depthwise direct convolution (groups = C, K = M*C), written once for gfx950, gfx942 and
  * sm_90. No MMA: each output is R*S multiply-adds of one input channel, so the kernel is built
- * around bytes:
+ * around bytes and around the instructions per FMA:
  * - the workgroup stages its halo tile (tile_k/M input channels, NHWC) in LDS with 16-byte loads
  *   along the channels, out-of-range pixels reading zero through the target's guarded loads, so
  *   each input byte crosses from L2 once per tile; the tile's weights are staged as [tap][channel];
- * - each thread owns one 8-channel output vector, one output row and `waves_m` adjacent output
- *   columns: per filter row it holds that row's S weight vectors in f32 registers and streams the
- *   (columns - 1) * stride + S input vectors of the row past all its columns (fp32 FMAs on
- *   `<8 x float>`: VALU on AMD, CUDA cores on sm_90);
- * - outputs leave as one 16-byte NHWK store per column.
- * C and K need not be multiples of 8: when C (or K) is not, the staging (or the store) takes
- * 2-byte elements, each checked against C (K), on a uniform branch.
+ * - each thread owns a pair of adjacent output channels and a block of `waves_n` rows x `waves_m`
+ *   columns of output pixels. It holds all R*S weights of its pair in f32 registers (converted
+ *   once), then reads each input pixel of its window once (one 4-byte LDS read for multiplier 1,
+ *   2 bytes otherwise; pairs are the fastest lanes, so a wave reads along the channels without
+ *   bank conflicts), converts it once and feeds it to every (output pixel, tap) of the block it
+ *   reaches: `<2 x float>` FMAs with fp32 accumulation (packed v_pk_fma_f32 on AMD, two CUDA-core
+ *   FMAs on sm_90). Stride 2 windows hold only the pixels some tap reads;
+ * - outputs leave as one 4-byte NHWK store per pixel, the lanes of a wave writing a contiguous run.
+ * C and K need not be multiples of 8: when C (or K) is not (K: not even), the staging (or the
+ * store) takes 2-byte elements, each checked against C (K), on a uniform branch.
  */
 import { bfloat, f32, getTarget, half, i16, i8, vec, zero, type Builder, type GlobalBuffer, type StoreEpilogue, type Target, type Type, type Value } from '@rocke/ir';
-import { DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, type DepthwiseGeometry } from '../depthwise-geometry.js';
+import { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, type DepthwiseGeometry } from '../depthwise-geometry.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import type { Spec } from '../spec.js';
 import { openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel, type KernelArgs } from './open.js';
@@ -22,6 +25,7 @@ import { emitTileOrigin } from './grid-decode.js';
 
 const E = ELEMENT_BYTES;
 const V = DEPTHWISE_VECTOR;
+const P = DEPTHWISE_PAIR;
 
 /** Builds the depthwise kernel of a validated depthwise spec (buildConvKernel validates and dispatches here). */
 export function buildDepthwiseKernel(spec: Spec, t: Target = getTarget(spec.target)): ConvKernel {
@@ -66,13 +70,13 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
   stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
   t.barrier(b);
 
-  // Thread -> (output vector, column group, row), the vector fastest: a pixel's vectors are adjacent lanes.
-  const ov = b.urem(tid, g.outVectors, 'o.vec');
-  const rest = b.udiv(tid, g.outVectors);
+  // Thread -> (channel pair, column group, row group), the pair fastest: a pixel's pairs are adjacent lanes.
+  const pair = b.urem(tid, g.pairs, 'o.pair');
+  const rest = b.udiv(tid, g.pairs);
   const group = b.urem(rest, g.columnGroups, 'o.group');
-  const row = b.udiv(rest, g.columnGroups, 'o.row');
-  const acc = emitTaps(b, spec, g, ov, group, row, ldsAt);
-  emitStores(b, args, t, spec, g, acc, { kBase, ov, group, row, origin });
+  const rowGroup = b.udiv(rest, g.columnGroups, 'o.rows');
+  const acc = emitTaps(b, spec, g, pair, group, rowGroup, ldsAt);
+  emitStores(b, args, t, spec, g, acc, { kBase, pair, group, rowGroup, origin });
 }
 
 interface Origin {
@@ -167,38 +171,49 @@ function stageWeights(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: De
 }
 
 /**
- * The tap loop, unrolled: per filter row, the row's S weight vectors in f32, then each input
- * column of the row once, fused into every output column it reaches.
+ * The tap loop, unrolled: the pair's R*S weights in f32, then each pixel of the thread's input
+ * window read and converted once and fused into every output of the block it reaches.
+ * Returns the accumulators row-major over the block (rows x columns).
  */
-function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, ov: Value, group: Value, row: Value, ldsAt: (v: Value) => Value): Value[] {
+function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, pair: Value, group: Value, rowGroup: Value, ldsAt: (v: Value) => Value): Value[] {
   const elem = spec.dtype === 'bf16' ? bfloat : half;
-  const f8 = vec(V, f32);
+  const f2 = vec(P, f32);
+  const rows = g.rowsPerThread;
   const cols = g.columnsPerThread;
-  // Element offset of the thread's first input pixel and channels in the halo tile.
-  const firstPixel = b.add(b.mul(b.mul(row, spec.stride_h), g.ldsInW), b.mul(group, cols * spec.stride_w));
-  const xThread = b.mul(b.add(b.mul(firstPixel, g.pixelStride), b.mul(ov, spec.ck)), E, 'x.thread');
-  const wThread = b.add(b.mul(ov, V * E), g.xBytes, 'w.thread');
-  // Input channel i of the thread's ck feeds output channels i*M .. i*M + M-1.
-  const spread = Array.from({ length: V }, (_, i) => Math.floor(i / g.multiplier));
-  let acc: Value[] = Array.from({ length: cols }, () => zero(f8));
-  for (let r = 0; r < spec.R; r++) {
-    const w = Array.from({ length: spec.S }, (_, s) =>
-      b.fpext(b.load(vec(V, elem), ldsAt(b.add(wThread, (r * spec.S + s) * spec.tile_k * E)), { align: 16 }), f8),
-    );
-    for (let j = 0; j < g.columnsRead; j++) {
-      const off = (r * g.ldsInW + j) * g.pixelStride * E;
-      const x = b.fpext(b.load(vec(spec.ck, elem), ldsAt(b.add(xThread, off)), { align: spec.ck * E }), vec(spec.ck, f32));
-      const xs = g.multiplier === 1 ? x : b.shuffleVector(x, x, spread);
-      acc = acc.map((a, c) => {
-        const s = j - c * spec.stride_w;
-        return s >= 0 && s < spec.S ? b.fma(xs, w[s]!, a) : a;
-      });
+  const wThread = b.add(b.mul(pair, P * E), g.xBytes, 'w.thread');
+  const w = Array.from({ length: spec.R * spec.S }, (_, tap) => b.fpext(b.load(vec(P, elem), ldsAt(b.add(wThread, tap * spec.tile_k * E)), { align: P * E }), f2));
+  // The pair's first input channel: 2*pair for multiplier 1, else 2*pair / M (one channel for both outputs).
+  const channel = g.multiplier === 1 ? b.mul(pair, P) : b.udiv(pair, g.multiplier / P);
+  const firstPixel = b.add(b.mul(b.mul(rowGroup, rows * spec.stride_h), g.ldsInW), b.mul(group, cols * spec.stride_w));
+  const xThread = b.mul(b.add(b.mul(firstPixel, g.pixelStride), channel), E, 'x.thread');
+  const read = (off: number): Value => {
+    const at = ldsAt(b.add(xThread, off));
+    if (g.pairInChannels === P) return b.fpext(b.load(vec(P, elem), at, { align: P * E }), f2);
+    const x = b.fpext(b.load(elem, at, { align: E }), f32);
+    return b.insertElement(b.insertElement(zero(f2), x, 0), x, 1);
+  };
+  const acc: Value[] = Array.from({ length: rows * cols }, () => zero(f2));
+  for (let ih = 0; ih < g.rowsRead; ih++)
+    for (let iw = 0; iw < g.columnsRead; iw++) {
+      const x = read((ih * g.ldsInW + iw) * g.pixelStride * E);
+      for (let j = 0; j < rows; j++)
+        for (let c = 0; c < cols; c++) {
+          const r = ih - j * spec.stride_h;
+          const s = iw - c * spec.stride_w;
+          if (r >= 0 && r < spec.R && s >= 0 && s < spec.S) acc[j * cols + c] = b.fma(x, w[r * spec.S + s]!, acc[j * cols + c]!);
+        }
     }
-  }
   return acc;
 }
 
-/** One 16-byte NHWK store per output column (K % 8 == 0), else 2-byte stores each checked against K. */
+/** Where one accumulator of the block lands: its output pixel's element, and whether the pixel is inside y. */
+interface OutputPixel {
+  readonly acc: Value;
+  readonly ok: Value;
+  readonly elem: Value;
+}
+
+/** One 4-byte NHWK store per output pixel (K even), else 2-byte stores each checked against K. */
 function emitStores(
   b: Builder,
   args: KernelArgs,
@@ -206,87 +221,53 @@ function emitStores(
   spec: Spec,
   g: DepthwiseGeometry,
   acc: readonly Value[],
-  o: { kBase: Value; ov: Value; group: Value; row: Value; origin: Origin },
+  o: { kBase: Value; pair: Value; group: Value; rowGroup: Value; origin: Origin },
 ): void {
   const K = args.K;
   const elem = spec.dtype === 'bf16' ? bfloat : half;
   const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
-  const k = b.add(o.kBase, b.mul(o.ov, V), 'y.k');
-  const oh = b.add(o.origin.oh0, o.row, 'y.oh');
+  const k = b.add(o.kBase, b.mul(o.pair, P), 'y.k');
+  const oh0 = b.add(o.origin.oh0, b.mul(o.rowGroup, g.rowsPerThread), 'y.oh0');
   const ow0 = b.add(o.origin.ow0, b.mul(o.group, g.columnsPerThread), 'y.ow0');
-  const rowOk = b.icmp('ult', oh, args.Ho);
-  const rowElem = b.add(b.add(b.mul(o.origin.image, args.y_stride_n), b.mul(oh, args.y_stride_h)), k, 'y.row');
-  const epilogue = openStoreEpilogue(t, b, spec);
-  if (epilogue) {
-    emitFusedStores(b, args, t, yBuf, epilogue, acc, { k, ow0, rowOk, rowElem, elem });
-    return;
-  }
-  const columns = acc.map((a, c) => {
-    const ow = b.add(ow0, c);
+  const imageElem = b.add(b.mul(o.origin.image, args.y_stride_n), k, 'y.image');
+  const pixels: OutputPixel[] = acc.map((a, i) => {
+    const oh = b.add(oh0, Math.floor(i / g.columnsPerThread));
+    const ow = b.add(ow0, i % g.columnsPerThread);
     return {
-      value: b.bitcast(b.fptrunc(a, vec(V, elem)), vec(V, i16)),
-      ok: b.and(rowOk, b.icmp('ult', ow, args.Wo)),
-      elem: b.add(rowElem, b.mul(ow, args.y_stride_w)),
+      acc: a,
+      ok: b.and(b.icmp('ult', oh, args.Ho), b.icmp('ult', ow, args.Wo)),
+      elem: b.add(imageElem, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))),
     };
   });
-  const whole = b.icmp('eq', b.and(K, V - 1), 0, 'k.whole.vectors');
+  const epilogue = openStoreEpilogue(t, b, spec);
+  const whole = b.icmp('eq', b.and(K, P - 1), 0, 'k.whole.pairs');
   b.ifThenElse(
     whole,
     () => {
-      for (const c of columns) t.globalStore(b, yBuf, b.select(b.and(c.ok, b.icmp('ult', k, K)), b.mul(c.elem, E), SENTINEL_OFFSET), c.value, { align: 16 });
+      // K even and k even: the pair is wholly inside K or wholly outside.
+      const inK = b.icmp('ult', k, K);
+      const bias = epilogue?.loadBias(b, k, P);
+      for (const px of pixels) {
+        const value = epilogue ? epilogue.apply(b, px.acc, { channel: k, element: px.elem, ...(bias ? { bias } : {}) }) : px.acc;
+        t.globalStore(b, yBuf, b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET), b.bitcast(b.fptrunc(value, vec(P, elem)), vec(P, i16)), { align: P * E });
+      }
       return [];
     },
     () => {
-      for (const c of columns)
-        for (let i = 0; i < V; i++) {
-          const ok = b.and(c.ok, b.icmp('ult', b.add(k, i), K));
-          t.globalStore(b, yBuf, b.select(ok, b.mul(b.add(c.elem, i), E), SENTINEL_OFFSET), b.extractElement(c.value, i), { align: E });
-        }
+      for (const px of pixels) emitElementStores(b, t, yBuf, epilogue, px, { k, K, elem });
       return [];
     },
     'y.store',
   );
 }
 
-/**
- * The stores of {@link emitStores} through a fused epilogue: runs of V channels on the
- * whole-vector path, one element at a time on the tail path (no bias or residual read straddles
- * the end of K).
- */
-function emitFusedStores(
-  b: Builder,
-  args: KernelArgs,
-  t: Target,
-  yBuf: GlobalBuffer,
-  epilogue: StoreEpilogue,
-  acc: readonly Value[],
-  o: { k: Value; ow0: Value; rowOk: Value; rowElem: Value; elem: Type },
-): void {
-  const K = args.K;
-  const columns = acc.map((a, c) => {
-    const ow = b.add(o.ow0, c);
-    return { acc: a, ok: b.and(o.rowOk, b.icmp('ult', ow, args.Wo)), elem: b.add(o.rowElem, b.mul(ow, args.y_stride_w)) };
-  });
-  const whole = b.icmp('eq', b.and(K, V - 1), 0, 'k.whole.vectors');
-  b.ifThenElse(
-    whole,
-    () => {
-      for (const c of columns) {
-        const value = b.bitcast(b.fptrunc(epilogue.apply(b, c.acc, { channel: o.k, element: c.elem }), vec(V, o.elem)), vec(V, i16));
-        t.globalStore(b, yBuf, b.select(b.and(c.ok, b.icmp('ult', o.k, K)), b.mul(c.elem, E), SENTINEL_OFFSET), value, { align: 16 });
-      }
-      return [];
-    },
-    () => {
-      for (const c of columns)
-        for (let i = 0; i < V; i++) {
-          const channel = b.add(o.k, i);
-          const at = b.add(c.elem, i);
-          const value = b.bitcast(b.fptrunc(epilogue.apply(b, b.extractElement(c.acc, i), { channel, element: at }), o.elem), i16);
-          t.globalStore(b, yBuf, b.select(b.and(c.ok, b.icmp('ult', channel, K)), b.mul(at, E), SENTINEL_OFFSET), value, { align: E });
-        }
-      return [];
-    },
-    'y.store',
-  );
+/** The tail stores of one pixel: each channel of the pair on its own, checked against K (no bias or residual read straddles the end of K). */
+function emitElementStores(b: Builder, t: Target, yBuf: GlobalBuffer, epilogue: StoreEpilogue | undefined, px: OutputPixel, o: { k: Value; K: Value; elem: Type }): void {
+  for (let i = 0; i < P; i++) {
+    const channel = b.add(o.k, i);
+    const at = b.add(px.elem, i);
+    const a = b.extractElement(px.acc, i);
+    const value = epilogue ? epilogue.apply(b, a, { channel, element: at }) : a;
+    t.globalStore(b, yBuf, b.select(b.and(px.ok, b.icmp('ult', channel, o.K)), b.mul(at, E), SENTINEL_OFFSET), b.bitcast(b.fptrunc(value, o.elem), i16), { align: E });
+  }
 }

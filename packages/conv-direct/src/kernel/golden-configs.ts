@@ -73,10 +73,10 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
 
 /** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */
 export const DEPTHWISE_GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Spec }[] = [
-  { name: 'gfx950-depthwise-3x3-t8x16x32-c4', spec: depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
-  { name: 'gfx950-depthwise-7x7-p3-fp16-t8x8x32-c4', spec: depthwiseSpec({ R: 7, S: 7, pad_h: 3, pad_w: 3, dtype: 'fp16', tile_h: 8, tile_w: 8, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
-  { name: 'gfx942-depthwise-5x5-s2-m2-t4x16x32-c4', spec: depthwiseSpec({ target: 'gfx942', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 4, tile_h: 4, tile_w: 16, tile_k: 32, waves_m: 4 }) },
-  { name: 'sm90-depthwise-3x3-t8x16x32-c4', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, lds_pad: 8 }) },
-  { name: 'sm90-depthwise-5x5-s2-m4-fp16-t4x8x64-c4', spec: depthwiseSpec({ target: 'sm_90', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 2, dtype: 'fp16', tile_h: 4, tile_w: 8, tile_k: 64, waves_m: 4 }) },
-  { name: 'sm90-depthwise-7x7-p3-t8x14x32-c2', spec: depthwiseSpec({ target: 'sm_90', R: 7, S: 7, pad_h: 3, pad_w: 3, tile_h: 8, tile_w: 14, tile_k: 32, waves_m: 2 }) },
+  { name: 'gfx950-depthwise-3x3-t8x16x32-b2x4', spec: depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8 }) },
+  { name: 'gfx950-depthwise-7x7-p3-fp16-t8x8x32-b2x4', spec: depthwiseSpec({ R: 7, S: 7, pad_h: 3, pad_w: 3, dtype: 'fp16', tile_h: 8, tile_w: 8, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8 }) },
+  { name: 'gfx942-depthwise-5x5-s2-m2-t4x16x32-b2x4', spec: depthwiseSpec({ target: 'gfx942', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 4, tile_h: 4, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2 }) },
+  { name: 'sm90-depthwise-3x3-t8x16x32-b2x4', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8 }) },
+  { name: 'sm90-depthwise-5x5-s2-m4-fp16-t4x8x64-b2x2', spec: depthwiseSpec({ target: 'sm_90', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, ck: 2, dtype: 'fp16', tile_h: 4, tile_w: 8, tile_k: 64, waves_m: 2, waves_n: 2 }) },
+  { name: 'sm90-depthwise-7x7-p3-t2x14x64-b2x2', spec: depthwiseSpec({ target: 'sm_90', R: 7, S: 7, pad_h: 3, pad_w: 3, tile_h: 2, tile_w: 14, tile_k: 64, waves_m: 2, waves_n: 2 }) },
 ];
