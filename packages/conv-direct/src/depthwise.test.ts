@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
-import { DEPTHWISE_BLOCKS, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileK, isDepthwiseProblem } from './depthwise.js';
+import { DEPTHWISE_BLOCKS, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -100,24 +100,33 @@ describe('depthwise candidates and plans', () => {
     expect([256, 512].map((n) => depthwiseRegisterBudget('gfx950', n))).toEqual([256, 128]);
   });
 
-  it('fits the channel tile to K: least padding, then the most lanes along the channels', () => {
-    expect(depthwiseTileK(1, { C: 96, K: 96 })).toBe(32);
-    expect(depthwiseTileK(1, { C: 72, K: 72 })).toBe(16);
-    expect(depthwiseTileK(1, { C: 960, K: 960 })).toBe(64);
-    expect(depthwiseTileK(2, { C: 12, K: 24 })).toBe(32);
-    expect(depthwiseTileK(4, { C: 96, K: 384 })).toBe(64);
-    expect(depthwiseTileK(1, undefined)).toBe(64);
+  it('offers channel tiles of whole 16-byte input vectors, 16 to 64 output channels', () => {
+    expect(depthwiseTileKs(1)).toEqual([16, 32, 64]);
+    expect(depthwiseTileKs(2)).toEqual([16, 32, 64]);
+    expect(depthwiseTileKs(4)).toEqual([32, 64]);
   });
 
-  it('offers at most two thread layouts per output block, the cheapest in issue slots on the map', () => {
+  it('costs tiles by FMAs over whole tiles, window reads and staged bytes', () => {
+    const base = depthwiseSpec({ target: 'sm_90', R: 7, S: 7, pad_h: 3, pad_w: 3, tile_h: 2, tile_w: 14, tile_k: 64, waves_m: 2, waves_n: 2 });
+    // A 2 x 14 tile covers the 14-wide map exactly; a 2 x 16 one pays for 2 padded columns of 49 taps.
+    expect(depthwiseIssueCost(base, 14, 14, 384)).toBeLessThan(depthwiseIssueCost({ ...base, tile_w: 16 }, 14, 14, 384));
+    // K 80 in tiles of 64 computes 128 channels; tiles of 16 compute 80.
+    expect(depthwiseIssueCost({ ...base, tile_k: 16 }, 14, 14, 80)).toBeLessThan(depthwiseIssueCost(base, 14, 14, 80));
+    // Same outputs per tile, taller tile: fewer staged halo bytes per output.
+    const flat = depthwiseSpec({ target: 'sm_90', tile_h: 2, tile_w: 32, tile_k: 16, waves_m: 4, waves_n: 2 });
+    expect(depthwiseIssueCost({ ...flat, tile_h: 8, tile_w: 8 }, 64, 64, 16)).toBeLessThan(depthwiseIssueCost(flat, 64, 64, 16));
+    // Unknown K: the cost per output channel.
+    expect(depthwiseIssueCost(base, 14, 14, null)).toBeCloseTo(depthwiseIssueCost(base, 14, 14, 64) / 64);
+  });
+
+  it('offers at most two tiles per output block, the cheapest on the map', () => {
     const cap = { R: 7, S: 7, stride_h: 1, stride_w: 1, pad_h: 3, pad_w: 3, dilation_h: 1, dilation_w: 1 };
     const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } });
     expect(specs.length).toBeGreaterThan(0);
     expect(specs.length).toBeLessThanOrEqual(2 * DEPTHWISE_BLOCKS.length);
-    expect(new Set(specs.map((s) => s.tile_k))).toEqual(new Set([64]));
-    // A 2 x 14 tile of 2 x 2 blocks covers the 14-wide map exactly; a 2 x 16 one pays for 2 padded columns of 49 taps.
-    const base = specs.find((s) => s.waves_n === 2 && s.waves_m === 2)!;
-    expect(depthwiseIssueCost({ ...base, tile_h: 2, tile_w: 14 }, 14, 14)).toBeLessThan(depthwiseIssueCost({ ...base, tile_h: 2, tile_w: 16 }, 14, 14));
+    expect(new Set(specs.map((s) => s.ck))).toEqual(new Set([8]));
+    expect(depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } })).toEqual(specs);
+    for (const s of specs) expect(depthwiseGeometry(s).threads).toBeLessThanOrEqual(256);
     // The shape-independent grid offers every multiplier.
     const aot = depthwiseGrid('gfx950', { dtype: 'bf16', capability: { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 } });
     expect(new Set(aot.map((s) => s.ck))).toEqual(new Set([8, 4, 2]));

@@ -4,15 +4,15 @@
  * for about 2 (+2/M) bytes moved, so the kernel is built for bytes, not for MMA: see
  * kernel/depthwise.ts and the geometry in depthwise-geometry.ts.
  */
-import { DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad } from './depthwise-geometry.js';
-import type { Dtype, Problem } from './problem.js';
+import { DEPTHWISE_PAIR, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad } from './depthwise-geometry.js';
+import { ELEMENT_BYTES, type Dtype, type Problem } from './problem.js';
 
 /** The channel counts the grid fits its channel tile to. */
 export interface DepthwiseChannels {
   readonly C: number;
   readonly K: number;
 }
-import type { Spec } from './spec.js';
+import { kernelName, type Spec } from './spec.js';
 import { TARGETS, type TargetName } from './targets.js';
 
 /** Channel multipliers K/C the kernel serves: its 8 output channels read 8/M input channels. */
@@ -90,31 +90,34 @@ const UNBOUNDED_EXTENT = 64;
 /** Most output channels per tile: 32 lanes of channel pairs, one warp (half a wave64) per pixel, leaving threads for the spatial tile. */
 export const DEPTHWISE_MAX_TILE_K = 64;
 
-/**
- * Output channels per tile for a problem's K: the multiple of 8*M (16-byte vectors of staged
- * input channels) from 16 to {@link DEPTHWISE_MAX_TILE_K} that pads K least, the larger on ties
- * (lanes along the channels read and write contiguous runs). Without channels: the largest.
- */
-export function depthwiseTileK(m: number, channels: DepthwiseChannels | undefined): number {
-  const options = [1, 2, 4, 8].map((f) => f * DEPTHWISE_VECTOR * m).filter((k) => k >= 16 && k <= DEPTHWISE_MAX_TILE_K);
-  if (!channels) return options[options.length - 1]!;
-  const padded = (k: number) => Math.ceil(channels.K / k) * k;
-  return options.reduce((best, k) => (padded(k) < padded(best) || (padded(k) === padded(best) && k > best) ? k : best));
+/** Output channels per tile offered for multiplier `m`: multiples of 8*M (whole 16-byte vectors of staged input channels) from 16 to {@link DEPTHWISE_MAX_TILE_K}. */
+export function depthwiseTileKs(m: number): number[] {
+  return [1, 2, 4, 8].map((f) => f * DEPTHWISE_VECTOR * m).filter((k) => k >= 16 && k <= DEPTHWISE_MAX_TILE_K);
 }
 
 /**
- * Issue slots per channel pair a spec spends on an Ho x Wo map, from the kernel's structure: one
- * FMA per tap of every output of the whole tiles (padding included), one LDS read and one
- * conversion per input channel of every window pixel a thread reads, and a global load plus an
- * LDS store per staged 16-byte vector. Orders the thread layouts of one output block.
+ * FP32 FMA issue slots one staged byte costs: a CU / SM issues 128 FP32 FMAs per clock (sm_90's
+ * CUDA cores; gfx942 / gfx950 with packed FMAs) while its share of L2 bandwidth is a few tens of
+ * bytes per clock, on all three targets. Halo bytes come from L2 (their first read from HBM), so
+ * a tile that stages 2x its output's input pixels pays for the second copy in issue time.
  */
-export function depthwiseIssueCost(s: Spec, ho: number, wo: number): number {
+export const DEPTHWISE_FMAS_PER_STAGED_BYTE = 4;
+
+/**
+ * The cost of a spec on an Ho x Wo map of K output channels (per output channel when K is
+ * unknown), in FP32 issue slots, from the kernel's structure: per thread, 2 FMAs per tap of every
+ * output of its block (whole tiles: spatial and channel padding included), an LDS read and
+ * conversions per window pixel and per tap's weights; per workgroup, its staged halo bytes
+ * weighted by {@link DEPTHWISE_FMAS_PER_STAGED_BYTE}. Orders the tile layouts of one output block.
+ */
+export function depthwiseIssueCost(s: Spec, ho: number, wo: number, k: number | null): number {
   const g = depthwiseGeometry(s);
-  const tiles = Math.ceil(ho / s.tile_h) * Math.ceil(wo / s.tile_w);
-  const fma = s.tile_h * s.tile_w * s.R * s.S;
-  const window = g.rowGroups * g.columnGroups * g.rowsRead * g.columnsRead * (1 + g.pairInChannels);
-  const staging = (2 * g.xVectors) / g.pairs;
-  return tiles * (fma + window + staging);
+  const taps = s.R * s.S;
+  const perThread = DEPTHWISE_PAIR * g.rowsPerThread * g.columnsPerThread * taps + g.rowsRead * g.columnsRead * (1 + g.pairInChannels) + taps * (1 + DEPTHWISE_PAIR);
+  const staged = g.ldsInH * g.ldsInW * g.inChannels * ELEMENT_BYTES;
+  const perTile = g.threads * perThread + staged * DEPTHWISE_FMAS_PER_STAGED_BYTE;
+  const spatial = Math.ceil(ho / s.tile_h) * Math.ceil(wo / s.tile_w);
+  return spatial * perTile * (k === null ? 1 / s.tile_k : Math.ceil(k / s.tile_k));
 }
 
 /** Knobs of {@link depthwiseGrid}. */
@@ -123,7 +126,7 @@ export interface DepthwiseGridOptions {
   readonly capability: { R: number; S: number; stride_h: number; stride_w: number; pad_h: number; pad_w: number; dilation_h: number; dilation_w: number };
   readonly wo?: number | null;
   readonly ho?: number | null;
-  /** The problem's channels: the channel tile fits K ({@link depthwiseTileK}) and only its multiplier is offered. */
+  /** The problem's channels: the cost counts K's channel tiles, and only its multiplier is offered. */
   readonly channels?: DepthwiseChannels;
   /** Multipliers to offer (default: the problem's, else all of {@link DEPTHWISE_MULTIPLIERS}). */
   readonly multipliers?: readonly number[];
@@ -131,16 +134,15 @@ export interface DepthwiseGridOptions {
 
 /**
  * The depthwise grid for one problem (or capability): per multiplier and output block
- * ({@link DEPTHWISE_BLOCKS}), the channel tile of {@link depthwiseTileK} and two thread layouts
- * over the spatial tile: the one of fewest issue slots on the map ({@link depthwiseIssueCost})
- * among workgroups of {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
- * {@link DEPTHWISE_SMALL_THREADS}. Workgroups are whole waves, their staged
- * tile leaves room for two per CU / SM, their live registers stay within
+ * ({@link DEPTHWISE_BLOCKS}), two tiles (channel tile x thread layout over the spatial tile): the
+ * one of least {@link depthwiseIssueCost} on the map among workgroups of
+ * {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
+ * {@link DEPTHWISE_SMALL_THREADS} (more, smaller workgroups for small grids). Workgroups are whole
+ * waves, their staged tile leaves room for two per CU / SM, their live registers stay within
  * {@link depthwiseRegisterBudget}; the LDS pad is the one that avoids bank conflicts on the reads.
  * At most 2 x 3 specs per multiplier: the timing decides among them.
  */
 export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec[] {
-  const t = TARGETS[target];
   const cap = o.capability;
   const ho = o.ho ?? UNBOUNDED_EXTENT;
   const wo = o.wo ?? UNBOUNDED_EXTENT;
@@ -148,32 +150,38 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
   const multipliers = o.multipliers ?? (problemM !== undefined && (DEPTHWISE_MULTIPLIERS as readonly number[]).includes(problemM) ? [problemM] : DEPTHWISE_MULTIPLIERS);
   const specs: Spec[] = [];
   const seen = new Set<string>();
-  for (const m of multipliers) {
-    const tile_k = depthwiseTileK(m, o.channels);
+  for (const m of multipliers)
     for (const [rows, cols] of DEPTHWISE_BLOCKS) {
-      const layouts: Spec[] = [];
-      for (let th = 1; th * rows <= Math.max(ho, rows) && th <= 32; th++)
-        for (let tw = 1; tw * cols <= Math.max(wo, cols) && tw <= 32; tw++) {
-          const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * rows, tile_w: tw * cols, tile_k, ck: DEPTHWISE_VECTOR / m, waves_m: cols, waves_n: rows };
-          const lds_pad = depthwiseLdsPad(fields);
-          const g = depthwiseGeometry({ ...fields, lds_pad });
-          if (g.threads < DEPTHWISE_THREADS.min || g.threads > DEPTHWISE_THREADS.max || g.threads % t.waveSize !== 0) continue;
-          if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
-          layouts.push(depthwiseSpecOf(target, o.dtype, cap, { ...fields, lds_pad }));
-        }
-      const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo);
-      // Fewest issue slots, then the most staging efficiency (fewer halo bytes from L2).
-      const better = (a: Spec, b: Spec) => cost(a) < cost(b) || (cost(a) === cost(b) && depthwiseStagingEfficiency(a) > depthwiseStagingEfficiency(b));
-      const best = (pool: Spec[]) => pool.reduce<Spec | undefined>((acc, s) => (acc === undefined || better(s, acc) ? s : acc), undefined);
-      for (const s of [best(layouts), best(layouts.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
-        if (s && !seen.has(JSON.stringify(s))) {
-          seen.add(JSON.stringify(s));
+      const tiles = depthwiseTiles(target, o.dtype, cap, { m, rows, cols, ho, wo });
+      const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null);
+      const best = (pool: Spec[]) => pool.reduce<Spec | undefined>((acc, s) => (acc === undefined || cost(s) < cost(acc) ? s : acc), undefined);
+      for (const s of [best(tiles), best(tiles.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
+        const key = s ? kernelName(s) : '';
+        if (s && !seen.has(key)) {
+          seen.add(key);
           specs.push(s);
         }
       }
     }
-  }
   return specs;
+}
+
+/** Every tile of one multiplier and output block the grid keeps: channel tiles x thread layouts (th x tw threads) within the map. */
+function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], b: { m: number; rows: number; cols: number; ho: number; wo: number }): Spec[] {
+  const t = TARGETS[target];
+  const out: Spec[] = [];
+  for (const tile_k of depthwiseTileKs(b.m))
+    for (let th = 1; th * b.rows <= Math.max(b.ho, b.rows) && th <= 32; th++)
+      for (let tw = 1; tw * b.cols <= Math.max(b.wo, b.cols) && tw <= 32; tw++) {
+        const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * b.rows, tile_w: tw * b.cols, tile_k, ck: DEPTHWISE_VECTOR / b.m, waves_m: b.cols, waves_n: b.rows };
+        const threads = (tile_k / DEPTHWISE_PAIR) * th * tw;
+        if (threads < DEPTHWISE_THREADS.min || threads > DEPTHWISE_THREADS.max || threads % t.waveSize !== 0) continue;
+        const lds_pad = depthwiseLdsPad(fields);
+        const g = depthwiseGeometry({ ...fields, lds_pad });
+        if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
+        out.push(depthwiseSpecOf(target, dtype, cap, { ...fields, lds_pad }));
+      }
+  return out;
 }
 
 /** A depthwise spec of the given tile fields: the knobs the kernel does not read at their neutral values. */
