@@ -17,7 +17,7 @@ export interface CandidateScore {
   readonly predictedUs: number;
   /** The cost model's terms and launch facts. */
   readonly cost: CostEstimate;
-  /** split_c: the split count of the lowest prediction among {@link splitTrials}. */
+  /** split_c: the planner's split count (the lowest prediction of every feasible count). */
   readonly splits?: number;
   /** The cost as one line (the candidate's reason in `explain`). */
   readonly reason: string;
@@ -25,17 +25,13 @@ export interface CandidateScore {
 
 /**
  * Scores one spec for one problem with the cost model (coefficients default to the committed fit
- * for the spec's target). A split_c spec is weighed at each of {@link splitTrials} and keeps its
- * best count; it throws a PlanError when no split count is feasible.
+ * for the spec's target). A split_c spec is scored at its planner's count (`chooseSplits`, the
+ * lowest prediction over every feasible count, hence also over {@link splitTrials}); it throws a
+ * PlanError when no split count is feasible.
  */
 export function scoreCandidate(spec: Spec, problem: Problem, coefficients: CostCoefficients = defaultCoefficients(spec.target)): CandidateScore {
-  const counts = spec.variant === 'split_c' ? splitTrials(spec, problem) : [1];
-  let best: { splits: number; cost: CostEstimate } | undefined;
-  for (const splits of counts) {
-    const cost = estimateCost(spec, problem, splits, coefficients);
-    if (!best || cost.us < best.cost.us) best = { splits, cost };
-  }
-  const { splits, cost } = best!;
+  const splits = spec.variant === 'split_c' ? chooseSplits(spec, problem, undefined, coefficients).splits : 1;
+  const cost = estimateCost(spec, problem, splits, coefficients);
   return { kernelName: kernelName(spec), predictedUs: cost.us, cost, ...(spec.variant === 'split_c' ? { splits } : {}), reason: costLine(cost) };
 }
 

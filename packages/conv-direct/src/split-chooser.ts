@@ -10,7 +10,7 @@ import { problemGeometry, type Problem } from './problem.js';
 import { residency, type Residency } from './residency.js';
 import type { Spec } from './spec.js';
 import { TARGETS } from './targets.js';
-import { estimateCost } from './cost-model.js';
+import { defaultCoefficients, estimateCost, type CostCoefficients } from './cost-model.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
 /** Waves of resident workgroups a grid needs before the merge chooser stops flagging it (and a `minWaves` callers may pass). */
@@ -70,9 +70,9 @@ export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
  * loop — and the lowest wins (ties: fewer slices). With `minWaves`, the smallest count whose grid
  * reaches that many waves of resident workgroups, else the largest feasible one (the most fill
  * available). Throws a {@link PlanError} when the spec cannot run the problem at all or
- * `minWaves` is not a positive number.
+ * `minWaves` is not a positive number. `coefficients`: the cost model's (default: the committed fit).
  */
-export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number): SplitChoice {
+export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number, coefficients: CostCoefficients = defaultCoefficients(spec.target)): SplitChoice {
   if (minWaves !== undefined && (!(minWaves > 0) || !Number.isFinite(minWaves))) throw new PlanError(`minWaves must be a positive number, got ${minWaves}`);
   const options = splitOptions(spec, problem);
   const res = residency(spec);
@@ -93,7 +93,7 @@ export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number): S
     explain: [...head, `chose splits ${pick.splits}: ${why} (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves, ${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes)`],
   });
   if (minWaves === undefined) {
-    const costs = options.map((o) => ({ o, us: estimateCost(spec, problem, o.splits).us }));
+    const costs = options.map((o) => ({ o, us: estimateCost(spec, problem, o.splits, coefficients).us }));
     const best = costs.reduce((a, b) => (b.us < a.us ? b : a));
     const near = [...costs].sort((a, b) => a.us - b.us || a.o.splits - b.o.splits).slice(0, 4);
     return done(best.o, `the lowest predicted time of the cost model, ${best.us.toFixed(2)} us (${near.map((c) => `${c.o.splits}: ${c.us.toFixed(2)}`).join(', ')})`);
