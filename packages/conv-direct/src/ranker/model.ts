@@ -59,8 +59,8 @@ export interface RankedCandidate {
 /**
  * Orders `specs` for `problem` by predicted time, fastest first: conv-direct's bench order
  * (`orderCandidates`, spillers kept) under the model's coefficients, so the ranker's choice is the
- * bench's first candidate. split_c specs carry the split count of their lowest prediction; a
- * split_c spec with no feasible count is left out. Specs of any variant compete on the one scale.
+ * bench's first candidate. split_c specs carry their planner's split count (the lowest prediction);
+ * a split_c spec with no feasible count is left out. Specs of any variant compete on the one scale.
  */
 export function rankerOrder(specs: readonly Spec[], problem: Problem, model: RankerModel = defaultRankerModel()): RankedCandidate[] {
   const target = specs[0]?.target;
