@@ -5,6 +5,7 @@ import { readAmdgpuCodeObject } from './amdgpu.js';
 import { ElfFile, ET_DYN, ET_REL } from './elf.js';
 import { codeFacts, kernelFacts, sha256Hex } from './facts.js';
 import type { AmdKernelFacts } from './facts.js';
+import { parseKernelFacts } from './facts-schema.js';
 import {
   asmOccupancy,
   compileAmd,
@@ -170,6 +171,15 @@ describe('kernel descriptors', () => {
 });
 
 describe('code facts', () => {
+  it('stores as JSON and reads back through KernelFactsSchema unchanged; a changed field is refused', () => {
+    for (const b of Object.values(builds)) {
+      for (const f of codeFacts(b.hsaco)) expect(parseKernelFacts(JSON.parse(JSON.stringify(f)))).toEqual(f);
+    }
+    const [f] = codeFacts(Object.values(builds)[0]!.hsaco);
+    expect(() => parseKernelFacts({ ...f, registers: { ...f!.registers, vgpr: -1 } })).toThrow(/^not elf-prune kernel facts: registers\.vgpr: /);
+    expect(() => parseKernelFacts({ ...f, extra: 1 })).toThrow(/not elf-prune kernel facts/);
+  });
+
   it('digests exactly the kernel symbol bytes that llvm-readelf locates', () => {
     for (const b of Object.values(builds)) {
       for (const f of codeFacts(b.hsaco)) {

@@ -5,6 +5,7 @@ import { readCubin } from './cubin.js';
 import { EM_CUDA } from './elf.js';
 import { codeFacts, kernelFacts, sha256Hex } from './facts.js';
 import type { NvidiaKernelFacts } from './facts.js';
+import { parseKernelFacts } from './facts-schema.js';
 import { EIATTR, EIFMT_SVAL, readNvInfo } from './nvinfo.js';
 import { nvBlocksPerSm, SM90_OCCUPANCY_MODEL } from './occupancy.js';
 import { compileNv, findPtxas, fixture, llvm22, ptxasReport, scratch, symbolBytesByReadelf } from './testing/toolchain.js';
@@ -116,6 +117,11 @@ describe.skipIf(!ptxas)(title, () => {
     expect(report.get('nv_shared')?.smem).toBe(1024 * 4);
     expect(f.ldsBytes).toBe((report.get('nv_shared')?.smem ?? 0) + SM90_OCCUPANCY_MODEL.reservedSharedBytesPerBlock);
     expect(nvFacts('nv_spill').ldsBytes).toBe(0);
+  });
+
+  it('stores as JSON and reads back through KernelFactsSchema unchanged', () => {
+    for (const f of codeFacts(nv.cubin)) expect(parseKernelFacts(JSON.parse(JSON.stringify(f)))).toEqual(f);
+    expect(() => parseKernelFacts({ ...nvFacts('nv_spill'), vendor: 'amd' })).toThrow(/not elf-prune kernel facts/);
   });
 
   it('digests each kernel .text.<name> as llvm-readelf locates it', () => {

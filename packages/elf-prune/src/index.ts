@@ -39,5 +39,6 @@ export { AMD_OCCUPANCY_MODELS, SM90_OCCUPANCY_MODEL, amdWavesPerSimd, gfx9WavesB
 export type { AmdOccupancy, AmdOccupancyModel, NvOccupancy, NvOccupancyModel } from './occupancy.js';
 export { codeFacts, kernelFacts, sha256Hex } from './facts.js';
 export type { AmdKernelFacts, KernelFacts, NvidiaKernelFacts } from './facts.js';
+export { AmdKernelFactsSchema, KernelFactsSchema, NvidiaKernelFactsSchema, parseKernelFacts } from './facts-schema.js';
 export { PRUNABLE_FAMILIES, PruneError, TWIN_WAVES_PER_EU, prune } from './prune.js';
 export type { DroppedEntry, PruneEntry, PruneFacts, PruneReason, PruneResult } from './prune.js';

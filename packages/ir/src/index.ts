@@ -36,3 +36,5 @@ export { kernargLayout } from './kernarg.js';
 export { ACTIVATIONS, BIAS_KINDS, NO_EPILOGUE, epilogueKernargs, epilogueTag, isBareEpilogue, openEpilogue } from './epilogue.js';
 export type { Activation, BiasKind, Epilogue, EpilogueKernarg, EpiloguePosition, StoreEpilogue } from './epilogue.js';
 export type { KernargLayout, KernargSlot } from './kernarg.js';
+export { parseFamilySpec } from './family.js';
+export type { BuiltKernel, Family, KernelCandidate } from './family.js';

@@ -1,8 +1,11 @@
 // Type tests of the public API (vitest typecheck): what a program built on @rocke/pipeline relies on.
 import { describe, expectTypeOf, it } from 'vitest';
 import * as api from './index.js';
-import type { CacheEntry, CliDeps, CliIo, CompileAllOptions, CompileAllReport, Family, KernelCompiler, NpyArray, TargetName } from './index.js';
+import type { AnyFamily, CacheEntry, CliDeps, CliIo, CompileAllOptions, CompileAllReport, KernelCompiler, NpyArray, TargetName } from './index.js';
 import { axpyFamily, cliHarness } from './testing/index.js';
+import { convDirectFamily, type Spec } from '@rocke/conv-direct';
+import type { Family } from '@rocke/ir';
+import { splitReduceFamily } from '@rocke/split-reduce';
 
 describe('@rocke/pipeline public types', () => {
   it('runs the CLI in-process: argv, optional io and deps, an exit status', () => {
@@ -14,17 +17,17 @@ describe('@rocke/pipeline public types', () => {
   it('compiles families into a cache and reports per job', () => {
     expectTypeOf(api.compileAll).parameter(0).toEqualTypeOf<CompileAllOptions>();
     expectTypeOf(api.compileAll).returns.resolves.toEqualTypeOf<CompileAllReport>();
-    expectTypeOf<CompileAllOptions['families']>().toEqualTypeOf<readonly Family[]>();
+    expectTypeOf<CompileAllOptions['families']>().toEqualTypeOf<readonly AnyFamily[]>();
     expectTypeOf(api.LlvmToolchain).instance.toMatchTypeOf<KernelCompiler>();
     expectTypeOf<TargetName>().toEqualTypeOf<'gfx950' | 'gfx942' | 'sm_90'>();
     expectTypeOf<CompileAllReport['entries']>().toEqualTypeOf<CacheEntry[] | undefined>();
   });
 
-  it('exposes the real families and the axpy smoke family (from ./testing) as Family', () => {
-    expectTypeOf(api.convDirectFamily()).toEqualTypeOf<Family>();
-    expectTypeOf(api.splitReduceFamily()).toEqualTypeOf<Family>();
-    expectTypeOf(axpyFamily()).toEqualTypeOf<Family>();
-    expectTypeOf(api.problemSetFamily).returns.toEqualTypeOf<{ family: Family; selections(target: TargetName): import('@rocke/conv-direct').ShapeSelection[] }>();
+  it('takes the typed family of each kernel package, and the axpy smoke family (from ./testing), as a family compile-all lists', () => {
+    expectTypeOf(convDirectFamily()).toEqualTypeOf<Family<Spec>>();
+    expectTypeOf(convDirectFamily()).toMatchTypeOf<AnyFamily>();
+    expectTypeOf(splitReduceFamily()).toMatchTypeOf<AnyFamily>();
+    expectTypeOf(axpyFamily()).toMatchTypeOf<AnyFamily>();
   });
 
   it('reads and writes .npy arrays', () => {

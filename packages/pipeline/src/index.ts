@@ -22,11 +22,9 @@ export type { JsonValue } from './hash.js';
 
 // Compiling kernel families.
 export { compileAll, type CompileAllOptions, type CompileAllProgress, type CompileAllReport, type CompileFailure, type JobStatus } from './compile/compile-all.js';
-export type { BuiltKernel, Family, KernelCandidate, PruneDecision, PruneInput, Pruner } from './compile/family.js';
+export type { AnyFamily, AnyPruner, PruneDecision, PruneInput, Pruner } from './compile/family.js';
 export { LlvmToolchain, TARGETS, type CompiledCode, type KernelCompiler, type TargetName } from './compile/llvm-toolchain.js';
 export { elfPrunePruner } from './compile/elf-prune-pruner.js';
-export { convDirectFamily, problemSetFamily, type ConvDirectFamilyOptions } from './compile/families/conv-direct.js';
-export { splitReduceFamily } from './compile/families/split-reduce.js';
 
 // The GPU bench.
 export { benchPrep, type BenchPrepOptions, type BenchPrepResult } from './bench/prep.js';

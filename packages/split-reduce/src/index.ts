@@ -17,3 +17,4 @@ export { buildSplitReduce, emitSplitReduce, kernelParams } from './kernel.js';
 export { planReduce } from './plan.js';
 export type { ReduceLaunch, ReducePlan, ReduceProblem } from './plan.js';
 export { f32ToBf16Bits, f32ToF16Bits, foldSlices } from './fold.js';
+export { SPLIT_REDUCE_VARIANT, splitReduceFamily } from './family.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { readBenchManifest } from '../bench/manifest.js';
 import { KernelCache, type BlobRef, type CodeKind } from '../cache/cache.js';
 import { recordKey, RecordStore, tuningRecordSchema, type TuningRecord } from '../cache/records.js';
-import { CONV_DIRECT_FAMILY as CONV_FAMILY } from '../compile/families/conv-direct.js';
+import { CONV_DIRECT_FAMILY as CONV_FAMILY } from '@rocke/conv-direct';
 import { CACHE_NAMESPACE as HELPER_FAMILY } from '@rocke/split-reduce';
 import { canonicalJson, isSha256Hex, type JsonValue } from '../hash.js';
 

@@ -2,7 +2,7 @@
 // from the compile cache there; and which manifest shape serves a requested problem.
 import { benchVariants, kernelName, orderAcrossVariants, problemCandidates, type Problem } from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
-import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
+import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { canonicalJson } from '../hash.js';
 import { parseBenchManifest, readBenchManifest, type BenchManifest, type ManifestShape } from './manifest.js';
 import { DEFAULT_PREP_CAP } from './prep.js';

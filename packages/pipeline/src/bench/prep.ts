@@ -7,9 +7,9 @@ import { writeFileAtomic } from '../atomic-file.js';
 import { identityId, KernelCache, type CacheEntry } from '../cache/cache.js';
 import type { BenchRequest } from './requests.js';
 import { compileAll, type CompileAllProgress, type CompileAllReport } from '../compile/compile-all.js';
-import type { Pruner } from '../compile/family.js';
-import { CONV_DIRECT_FAMILY, convDirectFamily } from '../compile/families/conv-direct.js';
-import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '../compile/families/split-reduce.js';
+import type { AnyPruner } from '../compile/family.js';
+import { CONV_DIRECT_FAMILY, convDirectFamily } from '@rocke/conv-direct';
+import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '@rocke/split-reduce';
 import type { JsonValue } from '../hash.js';
 import type { KernelCompiler, TargetName } from '../compile/llvm-toolchain.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest, type ManifestCandidate, type ManifestHelper, type ManifestShape } from './manifest.js';
@@ -27,7 +27,7 @@ export interface BenchPrepOptions {
   /** The compile cache compile-all fills (and skips up-to-date entries in). */
   cache: KernelCache;
   compiler: KernelCompiler;
-  pruner: Pruner | null;
+  pruner: AnyPruner | null;
   /** Candidates per shape at most (default {@link DEFAULT_PREP_CAP}), shared evenly by its variants. */
   cap?: number;
   /** Only these variants of each shape (default: every apt one); the cap is shared by those. */

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { problemJson } from '../api/kernel-source.js';
 import { RecordStore, recordKey, RECORD_SCHEMA_VERSION, type TuningRecord } from '../cache/records.js';
-import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
+import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import type { CliIo } from '../io.js';
 import type { CandidateResult, ShapeResult } from './bench-shape.js';

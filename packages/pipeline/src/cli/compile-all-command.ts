@@ -1,14 +1,14 @@
 import { problemLabel, type Dtype } from '@rocke/conv-direct';
 import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, type NamedProblem, type ShapeSelection } from '@rocke/conv-direct';
-import { problemSetFamily } from '../compile/families/conv-direct.js';
+import { problemSetFamily } from '@rocke/conv-direct';
 import { availableParallelism } from 'node:os';
 import { identityId } from '../cache/cache.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { compileAll, type CompileAllReport } from '../compile/compile-all.js';
-import type { Family } from '../compile/family.js';
-import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
+import type { AnyFamily } from '../compile/family.js';
+import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
@@ -96,7 +96,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   const cap = positiveInt('cap', values.cap, DEFAULT_SHAPE_CAP);
   const problems: NamedProblem[] = explicit ?? (dtypes.length ? retypeProblems(DEFAULT_PROBLEMS, dtypes as Dtype[]) : [...DEFAULT_PROBLEMS]);
   const set = problemMode ? problemSetFamily(problems, { cap, ...(variants.length ? { variants } : {}) }) : null;
-  const families: Family[] = wanted.map((n) => (set && n === CONV_DIRECT_FAMILY ? set.family : byName.get(n)!));
+  const families: AnyFamily[] = wanted.map((n) => (set && n === CONV_DIRECT_FAMILY ? set.family : byName.get(n)!));
   const covered = targets.filter((t) => families.some((f) => f.targets.includes(t)));
   if (covered.length === 0) throw new UsageError(`none of the families ${wanted.join(', ')} has kernels for ${targets.join(', ')}`);
 

@@ -1,6 +1,6 @@
 import type { BenchRequest, RunRequest } from '../bench/requests.js';
 import type { TuneLine } from '../bench/tune.js';
-import type { Family, Pruner } from '../compile/family.js';
+import type { AnyFamily, AnyPruner } from '../compile/family.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import type { JsonValue } from '../hash.js';
 import type { CliIo } from '../io.js';
@@ -12,11 +12,11 @@ import type { NpyArray } from '../npy.js';
  */
 export interface CliDeps {
   /** Every family the CLI knows, by name (`--family NAME`). */
-  families(): Family[];
+  families(): AnyFamily[];
   /** Families used when `--family` is not given. */
   defaultFamilyNames: readonly string[];
   compiler(): KernelCompiler;
-  pruner(): Pruner | null;
+  pruner(): AnyPruner | null;
   /** `rocke bench`: times and verifies candidates on a GPU and returns JSON rows (see bench-report). */
   bench?: (request: BenchRequest, io: CliIo) => Promise<{ rows: JsonValue[]; failures: number }>;
   /** `rocke tune`: benchmarks and verifies on a GPU, writes the winners as tuning records beside the kernels. */

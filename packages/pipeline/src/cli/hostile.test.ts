@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMiopenCommand } from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
-import { axpyFamily } from '../compile/families/axpy.js';
+import { axpyFamily } from '../compile/axpy-family.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
 import { readNpy, writeNpy } from '../npy.js';

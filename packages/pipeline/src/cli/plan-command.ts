@@ -20,7 +20,7 @@ import type { CacheEntry, KernelCache } from '../cache/cache.js';
 import { RecordIntegrityError, RecordStore } from '../cache/records.js';
 import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
-import { CONV_DIRECT_FAMILY } from '../compile/families/conv-direct.js';
+import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { UsageError } from '../io.js';
 import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues } from './problem-input.js';
 import { formatBytes, formatTable } from '../table.js';

@@ -1,8 +1,8 @@
 import type { CliDeps } from './deps.js';
 import { elfPrunePruner } from '../compile/elf-prune-pruner.js';
-import { axpyFamily } from '../compile/families/axpy.js';
-import { convDirectFamily } from '../compile/families/conv-direct.js';
-import { splitReduceFamily } from '../compile/families/split-reduce.js';
+import { axpyFamily } from '../compile/axpy-family.js';
+import { convDirectFamily } from '@rocke/conv-direct';
+import { splitReduceFamily } from '@rocke/split-reduce';
 import { gpuRunConv } from '../api/run-conv.js';
 import { gpuBench } from '../bench/gpu-bench.js';
 import { gpuTune } from '../bench/tune.js';

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KernelCache } from '../cache/cache.js';
 import { compileAll, type JobStatus } from './compile-all.js';
-import { axpyFamily } from './families/axpy.js';
-import type { Family, KernelCandidate } from './family.js';
+import { axpyFamily } from './axpy-family.js';
+import type { Family, KernelCandidate } from '@rocke/ir';
+import { z } from 'zod';
 import { LlvmToolchain, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
 import { elfPrunePruner } from './elf-prune-pruner.js';
 import { relabel } from '../testing/relabel.js';
@@ -102,7 +103,7 @@ describe('compileAll with the real LLVM toolchain', () => {
     await compileAll({ cache, families: [family], compiler: toolchain, jobs: 2 });
     const [first] = cache.listEntries().entries.filter((e) => e.kernelName === 'axpy_s3');
     truncateSync(cache.blobPath(first!.code.digest), 10);
-    const changed: Family = {
+    const changed: typeof family = {
       ...family,
       build: (c, t, f) => {
         const k = family.build(c, t, f);
@@ -136,12 +137,15 @@ describe('compileAll engine', () => {
       return { kind: target === 'sm_90' ? 'cubin' : 'hsaco', bytes: new Uint8Array(Buffer.from(`obj:${ir}`)) };
     },
   });
-  const listFamily = (n: number, opts: { throwAt?: number; crashAt?: number } = {}): Family => ({
+  const ListSpecSchema = z.object({ i: z.number().int(), dtype: z.string().optional() }).strict();
+  type ListFamily = Family<z.infer<typeof ListSpecSchema>>;
+  const listFamily = (n: number, opts: { throwAt?: number; crashAt?: number } = {}): ListFamily => ({
     name: 'list',
     targets: ['gfx950', 'sm_90'],
+    schema: ListSpecSchema,
     candidates: () => Array.from({ length: n }, (_, i) => ({ variant: 'v', spec: { i } })),
     build: (c) => {
-      const i = (c.spec as { i: number }).i;
+      const { i } = c.spec;
       if (i === opts.throwAt) throw new Error(`cannot build ${i}`);
       return { kernelName: `k${i}`, ir: `kernel ${i}${i === opts.crashAt ? ' CRASH' : ''}` };
     },
@@ -155,7 +159,7 @@ describe('compileAll engine', () => {
   });
 
   it('reports a build error, a crashing compile and a failing enumeration, and finishes the rest', async () => {
-    const bad: Family = { name: 'bad', targets: ['gfx950'], candidates: () => { throw new Error('no grid'); }, build: () => ({ kernelName: 'x', ir: '' }) };
+    const bad: Family<unknown> = { name: 'bad', targets: ['gfx950'], schema: z.unknown(), candidates: () => { throw new Error('no grid'); }, build: () => ({ kernelName: 'x', ir: '' }) };
     const report = await compileAll({ cache: tempCache(), families: [listFamily(6, { throwAt: 1, crashAt: 4 }), bad], compiler: fakeCompiler(1), jobs: 3 });
     expect(report.compiled).toBe(8); // 6 per target x 2 targets, minus 2 builds and 2 crashes
     expect(report.failed.map((f) => [f.family, f.target, f.stage, f.message])).toEqual([
@@ -168,7 +172,7 @@ describe('compileAll engine', () => {
   });
 
   it('selects by variant and caps each family/target at --limit candidates in order', async () => {
-    const fam: Family = {
+    const fam: ListFamily = {
       ...listFamily(6),
       candidates: () => Array.from({ length: 6 }, (_, i) => ({ variant: i % 2 ? 'odd' : 'even', spec: { i } })),
     };
@@ -180,9 +184,9 @@ describe('compileAll engine', () => {
   });
 
   it('filters by spec dtype, passing specs without one', async () => {
-    const fam: Family = {
+    const fam: ListFamily = {
       ...listFamily(3),
-      candidates: (): KernelCandidate[] => [
+      candidates: (): KernelCandidate<z.infer<typeof ListSpecSchema>>[] => [
         { variant: 'v', spec: { i: 0, dtype: 'fp16' } },
         { variant: 'v', spec: { i: 1, dtype: 'bf16' } },
         { variant: 'v', spec: { i: 2 } },
@@ -194,8 +198,15 @@ describe('compileAll engine', () => {
     expect(cache.listEntries().entries.map((e) => (e.identity.spec as { i: number }).i).sort()).toEqual([1, 2]);
   });
 
+  it('reads every candidate through its family schema: one the schema refuses fails at candidates, the rest build', async () => {
+    const fam: ListFamily = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 1, extra: true } as never }] };
+    const report = await compileAll({ cache: tempCache(), families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], jobs: 1 });
+    expect(report.compiled).toBe(1);
+    expect(report.failed.map((f) => [f.stage, f.message])).toEqual([['candidates', expect.stringMatching(/^not a list spec: /)]]);
+  });
+
   it('de-duplicates candidates with the same identity', async () => {
-    const dup: Family = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 0 } }] };
+    const dup: ListFamily = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 0 } }] };
     const report = await compileAll({ cache: tempCache(), families: [dup], compiler: fakeCompiler(0), targets: ['gfx950'], jobs: 1 });
     expect(report.total).toBe(1);
   });
@@ -203,10 +214,10 @@ describe('compileAll engine', () => {
   it('clears a prune mark when the pruner no longer drops the entry', async () => {
     const cache = tempCache();
     const fam = listFamily(2);
-    const dropAll = { facts: () => null, prune: (es: readonly { id: string }[]) => es.map((e) => ({ id: e.id, reason: 'test', detail: '' })) };
+    const dropAll = { factsSchema: z.null(), facts: () => null, prune: (es: readonly { id: string }[]) => es.map((e) => ({ id: e.id, reason: 'test', detail: '' })) };
     await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], pruner: dropAll, jobs: 1 });
     expect(cache.listEntries().entries.every((e) => e.pruned?.reason === 'test')).toBe(true);
-    await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], pruner: { facts: () => null, prune: () => [] }, jobs: 1 });
+    await compileAll({ cache, families: [fam], compiler: fakeCompiler(0), targets: ['gfx950'], pruner: { factsSchema: z.null(), facts: () => null, prune: () => [] }, jobs: 1 });
     expect(cache.listEntries().entries.every((e) => e.pruned === null)).toBe(true);
   });
 
@@ -214,7 +225,7 @@ describe('compileAll engine', () => {
     const cache = tempCache();
     const controller = new AbortController();
     let done = 0;
-    const dropAll = { facts: () => null, prune: (es: readonly { id: string }[]) => es.map((e) => ({ id: e.id, reason: 'test', detail: '' })) };
+    const dropAll = { factsSchema: z.null(), facts: () => null, prune: (es: readonly { id: string }[]) => es.map((e) => ({ id: e.id, reason: 'test', detail: '' })) };
     const report = await compileAll({
       cache,
       families: [listFamily(20)],

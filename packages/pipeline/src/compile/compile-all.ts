@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { identityId, type CacheEntry, type KernelCache, type KernelIdentity } from '../cache/cache.js';
-import type { BuiltKernel, Family, KernelCandidate, PruneDecision, Pruner } from './family.js';
-import { pruneInputOf } from './family.js';
+import { parseFamilySpec, type BuiltKernel, type KernelCandidate } from '@rocke/ir';
+import type { AnyFamily, AnyPruner, PruneDecision, PruneInput } from './family.js';
 import { recordMismatch } from './record-check.js';
-import { sha256Hex } from '../hash.js';
+import { canonicalJson, sha256Hex, type JsonValue } from '../hash.js';
 import type { KernelCompiler, TargetName } from './llvm-toolchain.js';
 import { runPool } from '../pool.js';
 import { inShard, type Shard } from './shard.js';
@@ -34,7 +34,7 @@ export interface CompileAllProgress {
 /** Options of {@link compileAll}. */
 export interface CompileAllOptions {
   cache: KernelCache;
-  families: readonly Family[];
+  families: readonly AnyFamily[];
   compiler: KernelCompiler;
   /** Targets to build; a family is asked only for the targets it lists. Default: all of each family's. */
   targets?: readonly TargetName[];
@@ -50,7 +50,7 @@ export interface CompileAllOptions {
    */
   checkIr?: boolean;
   /** Applied after compiling; without it nothing is pruned and the report says so. */
-  pruner?: Pruner | null;
+  pruner?: AnyPruner | null;
   /**
    * Only this shard of the jobs (sorted by cache id, every count-th from index). A sharded run does
    * not prune: twins may sit in other shards; after `rocke cache merge`, one unsharded run prunes.
@@ -98,21 +98,29 @@ export interface CompileAllReport {
 }
 
 interface Job {
-  family: Family;
+  family: AnyFamily;
   target: TargetName;
-  candidate: KernelCandidate;
+  /** The candidate with its spec as the family's schema read it (the identity's spec). */
+  candidate: KernelCandidate<unknown>;
   identity: KernelIdentity;
   id: string;
+}
+
+/** An entry of this run with its job and its facts as the pruner's schema read them. */
+interface RunEntry {
+  entry: CacheEntry;
+  job: Job;
+  facts: unknown;
 }
 
 /** What every job of one run shares: the options, and the tallies it adds to. */
 interface RunState {
   options: CompileAllOptions;
-  pruner: Pruner | null;
+  pruner: AnyPruner | null;
   failed: CompileFailure[];
   counts: { compiled: number; rebuilt: number; cached: number };
   rebuiltByCause: Record<string, number>;
-  runEntries: Map<string, CacheEntry>;
+  runEntries: Map<string, RunEntry>;
 }
 
 function errorMessage(err: unknown): string {
@@ -154,7 +162,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
       state.failed.push({ stage: 'compile', family: job.family.name, target: job.target, variant: job.candidate.variant, kernelName: null, id: job.id, message: errorMessage(r.error) });
     }
   }
-  const ordered = [...state.runEntries.values()].sort((a, b) => cmpStr(a.id, b.id));
+  const ordered = [...state.runEntries.values()].sort((a, b) => cmpStr(a.entry.id, b.entry.id));
   // An aborted or sharded run saw only part of the entries: twins may be missing, so prune nothing.
   const pruned = state.pruner && !sharded && ordered.length > 0 && aborted === 0 ? applyPrune(state.pruner, options.cache, ordered, state.failed) : [];
   // Jobs finish in any order; sort so the report is deterministic.
@@ -173,7 +181,7 @@ export async function compileAll(options: CompileAllOptions): Promise<CompileAll
     rebuiltByCause: state.rebuiltByCause,
     jobs,
     durationMs: performance.now() - started,
-    ...(options.collectEntries ? { entries: ordered } : {}),
+    ...(options.collectEntries ? { entries: ordered.map((r) => r.entry) } : {}),
   };
 }
 
@@ -184,7 +192,7 @@ function enumerateJobs(options: CompileAllOptions, limit: number, failed: Compil
   for (const family of options.families) {
     for (const target of family.targets) {
       if (options.targets && !options.targets.includes(target)) continue;
-      let candidates: readonly KernelCandidate[];
+      let candidates: readonly KernelCandidate<unknown>[];
       try {
         candidates = family.candidates(target);
       } catch (err) {
@@ -192,22 +200,27 @@ function enumerateJobs(options: CompileAllOptions, limit: number, failed: Compil
         continue;
       }
       let taken = 0;
-      for (const candidate of candidates) {
-        if (options.variants && !options.variants.includes(candidate.variant)) continue;
-        if (options.dtypes && !dtypeAllowed(candidate.spec, options.dtypes)) continue;
+      for (const offered of candidates) {
+        if (options.variants && !options.variants.includes(offered.variant)) continue;
+        if (options.dtypes && !dtypeAllowed(offered.spec, options.dtypes)) continue;
         if (taken >= limit) break;
-        const identity: KernelIdentity = { family: family.name, variant: candidate.variant, target, flavor: options.compiler.flavor, spec: candidate.spec };
+        // The spec is read through the family's schema once, here: what the identity stores is
+        // then exactly what reads back, and build gets the schema's typed value.
+        const parsed = parseFamilySpec(family, offered.spec);
         let id: string;
+        let identity: KernelIdentity;
         try {
+          if (!parsed.ok) throw new TypeError(parsed.reason);
+          identity = { family: family.name, variant: offered.variant, target, flavor: options.compiler.flavor, spec: parsed.spec as JsonValue };
           id = identityId(identity);
         } catch (err) {
-          failed.push({ stage: 'candidates', family: family.name, target, variant: candidate.variant, kernelName: null, id: null, message: errorMessage(err) });
+          failed.push({ stage: 'candidates', family: family.name, target, variant: offered.variant, kernelName: null, id: null, message: errorMessage(err) });
           continue;
         }
         if (seen.has(id)) continue;
         seen.add(id);
         taken++;
-        queue.push({ family, target, candidate, identity, id });
+        queue.push({ family, target, candidate: { variant: offered.variant, spec: parsed.spec }, identity, id });
       }
     }
   }
@@ -242,8 +255,8 @@ async function runJob(job: Job, state: RunState): Promise<JobStatus> {
     const emitter = job.family.emitter ?? '';
     const check = checkPrevious(job, state, toolchain, emitter);
     if (check.entry) {
-      const entry = withFacts(check.entry, state);
-      state.runEntries.set(job.id, entry);
+      const { entry, facts } = withFacts(check.entry, state);
+      state.runEntries.set(job.id, { entry, job, facts });
       state.counts.cached++;
       options.progress?.done?.('cached', entry.kernelName);
       return 'cached';
@@ -256,13 +269,13 @@ async function runJob(job: Job, state: RunState): Promise<JobStatus> {
       if (options.signal?.aborted) throw err;
       throw new JobFailure('compile', err, built.kernelName);
     }
-    const facts = state.pruner ? at('facts', built.kernelName, () => state.pruner!.facts(code.bytes, code.kind, built.kernelName)) : null;
+    const facts = state.pruner ? at('facts', built.kernelName, () => storableFacts(state.pruner!, state.pruner!.facts(code.bytes, code.kind, built.kernelName))) : null;
     const { cache } = options;
     const ir = cache.putBlob(built.ir);
     const codeRef = cache.putBlob(code.bytes);
-    const entry: CacheEntry = { format: 1, id: job.id, identity: job.identity, kernelName: built.kernelName, ir, code: { ...codeRef, kind: code.kind }, toolchain, emitter, facts, pruned: null };
+    const entry: CacheEntry = { format: 1, id: job.id, identity: job.identity, kernelName: built.kernelName, ir, code: { ...codeRef, kind: code.kind }, toolchain, emitter, facts: facts as JsonValue | null, pruned: null };
     cache.putEntry(entry);
-    state.runEntries.set(job.id, entry);
+    state.runEntries.set(job.id, { entry, job, facts });
     const status = check.cause === 'new' ? 'compiled' : 'rebuilt';
     if (status === 'rebuilt') state.rebuiltByCause[check.cause] = (state.rebuiltByCause[check.cause] ?? 0) + 1;
     state.counts[status]++;
@@ -304,14 +317,39 @@ function checkPrevious(job: Job, state: RunState, toolchain: string, emitter: st
   return { entry: previous, cause: 'up to date' };
 }
 
-/** An entry cached before a pruner was available gets its facts now (cheap, no compile). */
-function withFacts(entry: CacheEntry, state: RunState): CacheEntry {
-  if (!state.pruner || entry.facts !== null) return entry;
-  const facts = at('facts', entry.kernelName, () => state.pruner!.facts(state.options.cache.readBlob(entry.code), entry.code.kind, entry.kernelName));
-  if (facts === null) return entry;
-  const withNew = { ...entry, facts };
+/**
+ * An up-to-date entry with its facts read through the pruner's schema; one cached before a pruner
+ * was available gets its facts now (cheap, no compile).
+ */
+function withFacts(entry: CacheEntry, state: RunState): { entry: CacheEntry; facts: unknown } {
+  const { pruner } = state;
+  if (!pruner) return { entry, facts: null };
+  if (entry.facts !== null) return { entry, facts: at('facts', entry.kernelName, () => pruner.factsSchema.parse(entry.facts)) };
+  const facts = at('facts', entry.kernelName, () => storableFacts(pruner, pruner.facts(state.options.cache.readBlob(entry.code), entry.code.kind, entry.kernelName)));
+  if (facts === null) return { entry, facts };
+  const withNew = { ...entry, facts: facts as JsonValue };
   state.options.cache.putEntry(withNew);
-  return withNew;
+  return { entry: withNew, facts };
+}
+
+/** Facts as they are stored: checked against the pruner's schema, so they read back the same. */
+function storableFacts(pruner: AnyPruner, facts: unknown): unknown {
+  return facts === null ? null : pruner.factsSchema.parse(facts);
+}
+
+/** What the pruner sees of an entry: its facts, and its family's waves_per_eu hint with the twin key. */
+function pruneInputOf({ entry, job, facts }: RunEntry): PruneInput<unknown> {
+  const hint = job.family.wavesPerEu?.(job.candidate.spec);
+  return {
+    id: entry.id,
+    identity: entry.identity,
+    kernelName: entry.kernelName,
+    codeKind: entry.code.kind,
+    codeDigest: entry.code.digest,
+    facts,
+    wavesPerEu: hint?.wavesPerEu ?? null,
+    twinKey: canonicalJson({ ...entry.identity, spec: (hint ? hint.rest : entry.identity.spec) as JsonValue }),
+  };
 }
 
 function emit(job: Job, flavor: string): BuiltKernel {
@@ -323,21 +361,21 @@ function emit(job: Job, flavor: string): BuiltKernel {
 }
 
 /** Runs the pruner over the run's entries (sorted by id) and writes each changed prune mark; returns the decisions by id. */
-function applyPrune(pruner: Pruner, cache: KernelCache, ordered: CacheEntry[], failed: CompileFailure[]): PruneDecision[] {
+function applyPrune(pruner: AnyPruner, cache: KernelCache, ordered: RunEntry[], failed: CompileFailure[]): PruneDecision[] {
   let pruned: PruneDecision[] = [];
   try {
     pruned = [...pruner.prune(ordered.map(pruneInputOf))].sort((a, b) => cmpStr(a.id, b.id));
     const byId = new Map(pruned.map((d) => [d.id, d]));
-    for (const [i, entry] of ordered.entries()) {
-      const d = byId.get(entry.id);
+    for (const [i, run] of ordered.entries()) {
+      const d = byId.get(run.entry.id);
       const mark = d ? { reason: d.reason, detail: d.detail } : null;
-      if (JSON.stringify(mark) !== JSON.stringify(entry.pruned)) {
-        const marked = { ...entry, pruned: mark };
+      if (JSON.stringify(mark) !== JSON.stringify(run.entry.pruned)) {
+        const marked = { ...run.entry, pruned: mark };
         cache.putEntry(marked);
-        ordered[i] = marked;
+        ordered[i] = { ...run, entry: marked };
       }
     }
-    const known = new Set(ordered.map((e) => e.id));
+    const known = new Set(ordered.map((r) => r.entry.id));
     const unknown = pruned.filter((d) => !known.has(d.id));
     if (unknown.length) throw new Error(`pruner dropped ${unknown.length} id(s) that are not entries of this run`);
     return pruned;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CacheEntry, CodeKind } from '../cache/cache.js';
-import type { Family } from './family.js';
+import type { Family } from '@rocke/ir';
+import { z } from 'zod';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from './kept-kernels.js';
 
@@ -25,6 +26,10 @@ function amdFacts(allocatedVgprs: number, staticLds: number, spills = { sgpr: 0,
   return {
     vendor: 'amd',
     target: 'gfx950',
+    name: 'k',
+    textDigest: DIGEST,
+    codeBytes: 64,
+    scratchBytes: 0,
     registers: { vgpr: allocatedVgprs - 8, agpr: 8, sgpr: 58, unifiedVgpr: allocatedVgprs, allocatedVgprs, allocatedSgprs: 64, accumOffset: 0 },
     ldsBytes: staticLds,
     maxWorkgroupSize: 256,
@@ -38,6 +43,10 @@ function nvFacts(regs: number): JsonValue {
   return {
     vendor: 'nvidia',
     target: 'sm_90',
+    name: 'k',
+    textDigest: DIGEST,
+    codeBytes: 64,
+    scratchBytes: 0,
     registers: { regs },
     ldsBytes: 0,
     maxThreadsPerBlock: 256,
@@ -47,13 +56,15 @@ function nvFacts(regs: number): JsonValue {
 }
 
 /** A family whose specs carry their dynamic LDS bytes and a tile label. */
-const conv: Family = {
+const ConvSpecSchema = z.object({ t: z.number(), lds: z.number() }).strict();
+const conv: Family<z.infer<typeof ConvSpecSchema>> = {
   name: 'conv',
   targets: ['gfx950', 'sm_90'],
+  schema: ConvSpecSchema,
   candidates: () => [],
   build: () => ({ kernelName: 'x', ir: '' }),
-  describe: (spec) => `tile ${(spec as { t: number }).t}`,
-  launchLdsBytes: (spec) => (spec as { lds: number }).lds,
+  describe: (spec) => `tile ${spec.t}`,
+  launchLdsBytes: (spec) => spec.lds,
 };
 
 describe('keptKernelRows', () => {

@@ -1,6 +1,7 @@
-import { AMD_OCCUPANCY_MODELS, amdWavesPerSimd, nvBlocksPerSm, SM90_OCCUPANCY_MODEL, type AmdKernelFacts, type NvidiaKernelFacts } from '@rocke/elf-prune';
+import { AMD_OCCUPANCY_MODELS, amdWavesPerSimd, KernelFactsSchema, nvBlocksPerSm, SM90_OCCUPANCY_MODEL, type KernelFacts } from '@rocke/elf-prune';
 import type { CacheEntry } from '../cache/cache.js';
-import type { Family } from './family.js';
+import { parseFamilySpec } from '@rocke/ir';
+import type { AnyFamily } from './family.js';
 import { formatBytes, formatTable } from '../table.js';
 
 /** One kernel compile-all kept, with what its code object says about it. */
@@ -28,12 +29,18 @@ export interface KeptKernelRow {
   shapes: string[];
 }
 
-function isAmd(f: unknown): f is AmdKernelFacts {
-  return typeof f === 'object' && f !== null && (f as { vendor?: unknown }).vendor === 'amd';
+/** An entry's stored facts read through elf-prune's schema; null when it has none or they do not read. */
+function factsOf(entry: CacheEntry): KernelFacts | null {
+  if (entry.facts === null) return null;
+  const r = KernelFactsSchema.safeParse(entry.facts);
+  return r.success ? r.data : null;
 }
 
-function isNvidia(f: unknown): f is NvidiaKernelFacts {
-  return typeof f === 'object' && f !== null && (f as { vendor?: unknown }).vendor === 'nvidia';
+/** The family's summary and dynamic LDS of an entry's spec, the spec read once through its schema. */
+function specColumns(entry: CacheEntry, family: AnyFamily | undefined): { tile: string; dynamicLds: number } {
+  const parsed = family ? parseFamilySpec(family, entry.identity.spec) : undefined;
+  if (!family || !parsed?.ok) return { tile: '', dynamicLds: 0 };
+  return { tile: family.describe?.(parsed.spec) ?? '', dynamicLds: family.launchLdsBytes?.(parsed.spec) ?? 0 };
 }
 
 /**
@@ -42,22 +49,22 @@ function isNvidia(f: unknown): f is NvidiaKernelFacts {
  * (elf-prune's `kernelFacts`) plus the family's `launchLdsBytes` (conv-direct kernels allocate all
  * their LDS at launch, which a binary does not show); the tile column from its family's `describe`.
  */
-export function keptKernelRows(entries: readonly CacheEntry[], families: readonly Family[], shapesOf: ReadonlyMap<string, readonly string[]> = new Map()): KeptKernelRow[] {
+export function keptKernelRows(entries: readonly CacheEntry[], families: readonly AnyFamily[], shapesOf: ReadonlyMap<string, readonly string[]> = new Map()): KeptKernelRow[] {
   const byName = new Map(families.map((f) => [f.name, f]));
   const rows = entries
     .filter((e) => e.pruned === null)
     .map((e): KeptKernelRow => {
-      const f = e.facts;
+      const f = factsOf(e);
+      const { tile, dynamicLds } = specColumns(e, byName.get(e.identity.family));
       const base = {
         kernelName: e.kernelName,
         family: e.identity.family,
         variant: e.identity.variant,
         target: e.identity.target,
-        tile: byName.get(e.identity.family)?.describe?.(e.identity.spec) ?? '',
+        tile,
         shapes: [...(shapesOf.get(e.id) ?? [])],
       };
-      const dynamicLds = byName.get(e.identity.family)?.launchLdsBytes?.(e.identity.spec) ?? 0;
-      if (isAmd(f)) {
+      if (f?.vendor === 'amd') {
         const lds = f.ldsBytes + dynamicLds;
         const model = AMD_OCCUPANCY_MODELS[f.target];
         // CDNA is wave64 only.
@@ -74,7 +81,7 @@ export function keptKernelRows(entries: readonly CacheEntry[], families: readonl
           spills: f.spills.any ? `vgpr ${f.spills.vgpr} sgpr ${f.spills.sgpr}` : '0',
         };
       }
-      if (isNvidia(f)) {
+      if (f?.vendor === 'nvidia') {
         const lds = f.ldsBytes + dynamicLds;
         const occ =
           f.target === 'sm_90' && f.maxThreadsPerBlock !== null

@@ -1,6 +1,6 @@
 import { kernelFacts } from '@rocke/elf-prune';
 import { describe, expect, it } from 'vitest';
-import { axpyFamily } from './families/axpy.js';
+import { axpyFamily } from './axpy-family.js';
 import { compile, findToolchain, getTarget, TARGET_NAMES, ToolError } from '@rocke/ir';
 import { LlvmToolchain, isTargetName, TARGETS } from './llvm-toolchain.js';
 

@@ -1,6 +1,6 @@
 import type { CacheEntry } from '../cache/cache.js';
 import { canonicalJson, type JsonValue } from '../hash.js';
-import type { Pruner } from './family.js';
+import type { AnyPruner } from './family.js';
 
 /**
  * Why a cache record disagrees with its own code object, or null when it agrees. A record is
@@ -9,10 +9,10 @@ import type { Pruner } from './family.js';
  * table) must be the facts the pruner reads from the code now. A record without facts yet (stored
  * before a pruner was available) only has its kernel name checked.
  */
-export function recordMismatch(entry: CacheEntry, code: Uint8Array, pruner: Pruner): string | null {
+export function recordMismatch(entry: CacheEntry, code: Uint8Array, pruner: AnyPruner): string | null {
   let facts: JsonValue | null;
   try {
-    facts = pruner.facts(code, entry.code.kind, entry.kernelName);
+    facts = pruner.facts(code, entry.code.kind, entry.kernelName) as JsonValue | null;
   } catch (err) {
     return `kernel ${entry.kernelName} cannot be read from its code object: ${err instanceof Error ? err.message : String(err)}`;
   }

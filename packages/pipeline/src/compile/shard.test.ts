@@ -6,8 +6,9 @@ import { KernelCache } from '../cache/cache.js';
 import { mergeCaches } from '../cache/merge.js';
 import { canonicalJson, sha256Hex } from '../hash.js';
 import { compileAll } from './compile-all.js';
-import { axpyFamily } from './families/axpy.js';
+import { axpyFamily } from './axpy-family.js';
 import type { Pruner } from './family.js';
+import { z } from 'zod';
 import type { KernelCompiler } from './llvm-toolchain.js';
 
 /** "Compiles" IR to bytes that depend only on the IR length modulo 3, so many kernels are twins. */
@@ -18,7 +19,8 @@ const compiler: KernelCompiler = {
 };
 
 /** Drops every twin (same code digest) but the one with the smallest id. */
-const pruner: Pruner = {
+const pruner: Pruner<{ digest: string }> = {
+  factsSchema: z.object({ digest: z.string() }).strict(),
   facts: (code) => ({ digest: sha256Hex(code) }),
   prune(entries) {
     const first = new Map<string, string>();

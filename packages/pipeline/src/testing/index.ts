@@ -3,5 +3,5 @@
  * smoke family (real IR for every target, tiny and quick to compile) and an in-process CLI harness
  * with captured output and a private cache.
  */
-export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from '../compile/families/axpy.js';
+export { axpyFamily, type AxpyFamilyOptions, type AxpySpec } from '../compile/axpy-family.js';
 export { cliHarness, type CliRun } from './cli-harness.js';

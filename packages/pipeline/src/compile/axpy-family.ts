@@ -1,6 +1,6 @@
-import type { BuiltKernel, Family, KernelCandidate } from '../family.js';
-import type { JsonValue } from '../../hash.js';
-import { TARGETS, type TargetName } from '../llvm-toolchain.js';
+import type { BuiltKernel, Family, KernelCandidate } from '@rocke/ir';
+import { z } from 'zod';
+import { TARGETS, type TargetName } from './llvm-toolchain.js';
 
 /**
  * Spec of an {@link axpyFamily} kernel: `y[i] = scale * x[i] + y[i]` over `i < n`.
@@ -8,13 +8,16 @@ import { TARGETS, type TargetName } from '../llvm-toolchain.js';
  * - `scratch`: x goes through a dynamically indexed 4 KiB private array (scratch / local memory);
  * - `pressure`: 96 values held live under a register cap (`amdgpu-num-vgpr`=32 / `.maxnreg 24`),
  *   so the register allocator must spill.
+ * `waves_per_eu` is the AMD `amdgpu-waves-per-eu` minimum, or null for none.
  */
-export interface AxpySpec {
-  kind: 'plain' | 'scratch' | 'pressure';
-  scale: number;
-  /** AMD `amdgpu-waves-per-eu` minimum, or null for none (same field name as conv-direct specs). */
-  waves_per_eu: number | null;
-}
+export const AxpySpecSchema = z
+  .object({ kind: z.enum(['plain', 'scratch', 'pressure']), scale: z.number(), waves_per_eu: z.number().int().positive().nullable() })
+  .strict();
+export type AxpySpec = z.infer<typeof AxpySpecSchema>;
+
+/** A deliberately broken candidate (variant `broken`): its IR does not parse. */
+const BrokenSpecSchema = z.object({ index: z.number().int().nonnegative() }).strict();
+type BrokenSpec = z.infer<typeof BrokenSpecSchema>;
 
 /** Options of {@link axpyFamily}. */
 export interface AxpyFamilyOptions {
@@ -33,7 +36,7 @@ const AMD_TARGETS: ReadonlySet<TargetName> = new Set(['gfx950', 'gfx942']);
  * and one that spills registers.
  * Not part of the default family set; select it with `--family axpy`.
  */
-export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
+export function axpyFamily(options: AxpyFamilyOptions = {}): Family<AxpySpec | BrokenSpec> {
   const scales = options.scales ?? [1, 2];
   const brokenCount = options.brokenCount ?? 0;
   return {
@@ -41,9 +44,10 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
     targets: options.targets ?? TARGETS,
     // The IR text is written in this file; bump when it changes.
     emitter: 'axpy/2',
-    candidates(target: TargetName): KernelCandidate[] {
+    schema: z.union([AxpySpecSchema, BrokenSpecSchema]),
+    candidates(target: TargetName): KernelCandidate<AxpySpec | BrokenSpec>[] {
       const amd = AMD_TARGETS.has(target);
-      const out: KernelCandidate[] = [];
+      const out: KernelCandidate<AxpySpec | BrokenSpec>[] = [];
       for (const scale of scales) {
         out.push(candidate({ kind: 'plain', scale, waves_per_eu: null }));
         if (amd) out.push(candidate({ kind: 'plain', scale, waves_per_eu: 3 }));
@@ -53,28 +57,20 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family {
       for (let i = 0; i < brokenCount; i++) out.push({ variant: 'broken', spec: { index: i } });
       return out;
     },
-    build(c: KernelCandidate, target: TargetName): BuiltKernel {
-      if (c.variant === 'broken') {
-        const index = (c.spec as { index: number }).index;
-        return { kernelName: `axpy_broken_${index}`, ir: `; deliberately invalid IR\ndefine void @axpy_broken_${index}( {\n` };
-      }
-      const spec = parseSpec(c.spec);
+    build({ spec }: KernelCandidate<AxpySpec | BrokenSpec>, target: TargetName): BuiltKernel {
+      if ('index' in spec) return { kernelName: `axpy_broken_${spec.index}`, ir: `; deliberately invalid IR\ndefine void @axpy_broken_${spec.index}( {\n` };
       return emit(spec, target);
+    },
+    wavesPerEu(spec: AxpySpec | BrokenSpec) {
+      if ('index' in spec) return { wavesPerEu: null, rest: spec };
+      const { waves_per_eu: wavesPerEu, ...rest } = spec;
+      return { wavesPerEu, rest };
     },
   };
 }
 
-function candidate(spec: AxpySpec): KernelCandidate {
+function candidate(spec: AxpySpec): KernelCandidate<AxpySpec> {
   return { variant: spec.kind, spec: { ...spec } };
-}
-
-function parseSpec(spec: JsonValue): AxpySpec {
-  const s = spec as Partial<AxpySpec> | null;
-  const kinds: readonly unknown[] = ['plain', 'scratch', 'pressure'];
-  if (!s || !kinds.includes(s.kind) || typeof s.scale !== 'number' || !(s.waves_per_eu === null || typeof s.waves_per_eu === 'number')) {
-    throw new TypeError(`not an axpy spec: ${JSON.stringify(spec)}`);
-  }
-  return { kind: s.kind as AxpySpec['kind'], scale: s.scale, waves_per_eu: s.waves_per_eu };
 }
 
 /** LLVM's exact hex spelling of a float constant (always valid, no rounding questions). */

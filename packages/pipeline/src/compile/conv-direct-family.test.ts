@@ -1,13 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aotCandidates, canonicalSpecJson, kernelName, registerEstimate, type Spec, type Variant } from '@rocke/conv-direct';
+import { aotCandidates, canonicalSpecJson, convDirectFamily, kernelName, registerEstimate, type Spec, type Variant } from '@rocke/conv-direct';
+import { parseKernelFacts } from '@rocke/elf-prune';
 import { describe, expect, it } from 'vitest';
-import { KernelCache, type CacheEntry } from '../../cache/cache.js';
-import { compileAll } from '../compile-all.js';
-import { elfPrunePruner } from '../elf-prune-pruner.js';
-import { LlvmToolchain } from '../llvm-toolchain.js';
-import { BUILDABLE_VARIANTS, convDirectFamily } from './conv-direct.js';
+import { KernelCache, type CacheEntry } from '../cache/cache.js';
+import { compileAll } from './compile-all.js';
+import { elfPrunePruner } from './elf-prune-pruner.js';
+import { LlvmToolchain } from './llvm-toolchain.js';
 
 const noWpe = (s: Spec) => canonicalSpecJson({ ...s, waves_per_eu: null });
 
@@ -29,29 +29,7 @@ function reducedGrid(target: 'gfx950' | 'gfx942' | 'sm_90', variant: Variant): S
   return out;
 }
 
-describe('conv-direct family', () => {
-  it('lists the AOT grid of every dtype and buildable variant, and builds a spec to IR', () => {
-    const fam = convDirectFamily({ dtypes: ['bf16'] });
-    const cands = fam.candidates('sm_90');
-    const expected = BUILDABLE_VARIANTS.flatMap((v) => aotCandidates('sm_90', 'bf16', v).valid);
-    expect(cands.map((c) => c.spec)).toEqual(expected);
-    expect(new Set(cands.map((c) => c.variant))).toEqual(new Set(BUILDABLE_VARIANTS));
-    const k = fam.build(cands[0]!, 'sm_90', 'llvm22');
-    expect(k.kernelName).toBe(kernelName(expected[0]!));
-    expect(k.ir).toContain(`define ptx_kernel void @${k.kernelName}(`);
-    expect(() => fam.build(cands[0]!, 'gfx950', 'llvm22')).toThrow(/for sm_90, not gfx950/);
-    expect(() => fam.build({ variant: 'dense', spec: { tile_h: 8 } }, 'sm_90', 'llvm22')).toThrow(/not a conv-direct spec/);
-  });
-
-  it('builds the first AOT spec of every variant on every target', () => {
-    const fam = convDirectFamily({ dtypes: ['fp16'], grid: (t, d, v) => aotCandidates(t, d, v).valid.slice(0, 1) });
-    for (const target of ['gfx950', 'gfx942', 'sm_90'] as const) {
-      const cands = fam.candidates(target);
-      expect(cands.map((c) => c.variant)).toEqual(['dense', 'split_c', 'grouped', 'depthwise']);
-      for (const c of cands) expect(fam.build(c, target, 'llvm22').ir).toContain(`@${kernelName(c.spec as unknown as Spec)}(`);
-    }
-  });
-
+describe('conv-direct family through compile-all', () => {
   it('compile-all of a reduced grid for gfx950 and sm_90: spills and waves_per_eu twins of split_c/grouped pruned, dense kept', async () => {
     const cache = new KernelCache(mkdtempSync(join(tmpdir(), 'rocke-cd-')));
     const family = convDirectFamily({ dtypes: ['bf16'], grid: (t, _d, v) => reducedGrid(t, v) });
@@ -59,7 +37,7 @@ describe('conv-direct family', () => {
     expect(report.failed).toEqual([]);
     const { entries } = cache.listEntries();
     expect(entries).toHaveLength(report.total);
-    const facts = (e: CacheEntry) => e.facts as { textDigest: string; spills: { any: boolean } };
+    const facts = (e: CacheEntry) => parseKernelFacts(e.facts);
     const spec = (e: CacheEntry) => e.identity.spec as unknown as Spec;
 
     // Dense entries are never pruned, whatever their code.
