@@ -11,17 +11,15 @@ export interface PlanBuffers {
   residual?: DeviceBuffer | undefined;
 }
 
-/** One launch, ready to go: function, shape, shared bytes and its packed arguments. */
-export interface ReadyLaunch {
-  readonly role: 'conv' | 'reduce';
+/**
+ * One launch of a sequence, ready to go: the planned launch's role, grid, block, shared bytes and
+ * programmatic flag, with the loaded function and the packed arguments in place of its kernel name,
+ * argument table and values (`programmatic` is also off when the bench turns it off, see {@link preparePlan}).
+ */
+export type ReadyLaunch = Pick<SequencedLaunch, 'role' | 'grid' | 'block' | 'sharedBytes' | 'programmatic'> & {
   readonly fn: KernelFunction;
-  readonly grid: readonly [number, number, number];
-  readonly block: readonly [number, number, number];
-  readonly sharedBytes: number;
   readonly args: PackedKernargs;
-  /** Launched as a programmatic dependent of the launch ahead of it (see {@link preparePlan}). */
-  readonly programmatic: boolean;
-}
+};
 
 /** A conv plan turned into launches in stream order: each conv launch, then (split_c) its reduce launches. */
 export interface ReadyPlan {

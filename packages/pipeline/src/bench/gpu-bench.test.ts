@@ -1,14 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { splitTrials } from '@rocke/conv-direct';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kernelName, problemCandidates, type Problem, type Spec } from '@rocke/conv-direct';
+import { kernelName, splitTrials } from '@rocke/conv-direct';
 import { openDevice } from '@rocke/hip-runtime';
 import { createFakeBinding, type FakeKernel } from '@rocke/hip-runtime/testing';
-import { convForward, randomTensor } from '@rocke/reference';
 import { helperSpecs, kernelName as reduceName } from '@rocke/split-reduce';
 import { KernelCache } from '../cache/cache.js';
+import { BAKED, fakeKernels as kernels, kernelsDir, PROBLEM } from '../testing/conv-kernels.js';
 import type { BenchRequest } from './requests.js';
 import type { CliIo } from '../io.js';
 import { summarizeBench } from './bench-report.js';
@@ -17,42 +16,12 @@ import { parseCudnnRows, suiteShape } from './cudnn.js';
 import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
 import { GRAPH_WARM_REPLAYS } from './execute.js';
 import { gpuBench } from './gpu-bench.js';
-import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from './manifest.js';
+import { parseBenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
-
-const PROBLEM: Problem = { N: 2, H: 6, W: 6, C: 32, K: 16, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
-const BAKED = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dtype: 'bf16' as const };
 
 function io(env: Record<string, string> = {}): CliIo & { err: string[] } {
   const err: string[] = [];
   return { stdout: () => {}, stderr: (t) => void err.push(t), stderrIsTTY: false, env: { ROCKE_BENCH_ISOLATE: '0', ...env }, cwd: tmpdir(), err };
-}
-
-/** A kernels directory with two dense candidates and one split_c candidate of PROBLEM, plus the bf16 helpers. */
-function kernelsDir(): { dir: string; dense: [Spec, Spec]; split: Spec; manifest: BenchManifest } {
-  const dir = mkdtempSync(join(tmpdir(), 'rocke-gpu-bench-'));
-  const blobs = new KernelCache(dir).ensure();
-  const dense = problemCandidates(PROBLEM, 'sm_90').valid.slice(0, 2) as [Spec, Spec];
-  const split = problemCandidates(PROBLEM, 'sm_90', { variant: 'split_c' }).valid[0]!;
-  const code = (text: string) => ({ ...blobs.putBlob(text), kind: 'cubin' as const });
-  const candidates = [...dense, split].map((spec) => ({ kernelName: kernelName(spec), variant: spec.variant, spec: { ...spec }, code: code(`cubin of ${kernelName(spec)}`), score: 1 }));
-  const helpers = helperSpecs('sm_90').map((spec) => ({ kernelName: reduceName(spec), spec: { ...spec }, code: code(`cubin of ${reduceName(spec)}`) }));
-  const manifest = parseBenchManifest({
-    format: 1, target: 'sm_90', cap: 40, toolchain: 'test',
-    shapes: [{ name: 'small', cls: 'small-map', problem: { ...PROBLEM }, candidates, available: { dense: 2, split_c: 1 }, notes: [] }],
-    helpers,
-  });
-  writeFileSync(join(dir, BENCH_MANIFEST), JSON.stringify(manifest));
-  return { dir, dense, split, manifest };
-}
-
-function kernels(dense: readonly Spec[], split: Spec, broken?: string): Record<string, FakeKernel | null> {
-  const out: Record<string, FakeKernel | null> = {};
-  for (const s of dense) out[kernelName(s)] = fakeConvKernel('dense', BAKED, kernelName(s) === broken ? 8 : 0);
-  out[kernelName(split)] = fakeConvKernel('split_c', BAKED);
-  for (const h of helperSpecs('sm_90')) out[reduceName(h)] = fakeReduceKernel(h.dtype);
-  out['rocke_spin'] = null; // the timing spin kernel: no body needed, it only delays the stream
-  return out;
 }
 
 /** Two executions per timed repetition at the fake's 0.01 ms per launch: keeps the JS kernel bodies cheap. */

@@ -1,4 +1,4 @@
-import type { Problem } from '@rocke/conv-direct';
+import { problemGeometry, type Problem } from '@rocke/conv-direct';
 import { applyEpilogue, compare, convForwardParallel, convSample, gather, type CompareReport, type EpilogueValues } from '@rocke/reference';
 
 /** Problems up to this many multiply-adds are checked in full; larger ones at sampled points. */
@@ -14,12 +14,6 @@ export interface ReferenceCheck {
   check(y: Uint16Array): CompareReport;
 }
 
-/** Multiply-adds of a problem. */
-export function problemMacs(p: Problem): number {
-  const Ho = Math.floor((p.H + 2 * p.padH - p.dilationH * (p.R - 1) - 1) / p.strideH) + 1;
-  const Wo = Math.floor((p.W + 2 * p.padW - p.dilationW * (p.S - 1) - 1) / p.strideW) + 1;
-  return p.N * Ho * Wo * p.K * p.R * p.S * (p.C / p.groups);
-}
 
 /**
  * Builds the reference for one shape's inputs: the whole output for problems up to
@@ -28,7 +22,7 @@ export function problemMacs(p: Problem): number {
  * a fused `epilogue`, the reference applies it in fp64 and the tolerance takes its `sumRms`.
  */
 export async function referenceCheck(problem: Problem, x: Uint16Array, w: Uint16Array, seed: number, fullMaxMacs = FULL_CHECK_MAX_MACS, epilogue?: EpilogueValues): Promise<ReferenceCheck> {
-  if (problemMacs(problem) <= fullMaxMacs) {
+  if (problemGeometry(problem).flops / 2 <= fullMaxMacs) {
     const ref = await convForwardParallel(problem, x, w);
     if (epilogue) {
       const e = applyEpilogue(ref.geometry, ref.y32, epilogue);

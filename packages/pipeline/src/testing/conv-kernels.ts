@@ -8,15 +8,28 @@ import type { FakeKernel } from '@rocke/hip-runtime/testing';
 import { helperSpecs, kernelName as reduceName } from '@rocke/split-reduce';
 import { problemJson } from '../api/kernel-source.js';
 import { fakeConvKernel, fakeReduceKernel } from '../bench/fake-kernels.js';
-import { BENCH_MANIFEST, parseBenchManifest } from '../bench/manifest.js';
+import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from '../bench/manifest.js';
 import { KernelCache } from '../cache/cache.js';
 import { recordKey, RECORD_SCHEMA_VERSION, type TuningRecord } from '../cache/records.js';
 
 export const PROBLEM: Problem = { N: 2, H: 6, W: 6, C: 32, K: 16, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 export const BAKED = { R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dtype: 'bf16' as const };
 
+/**
+ * Fake bodies (hip-runtime's fake binding) of the kernels of {@link kernelsDir}: the dense ones (the
+ * one named `broken` writes wrong values), the split_c one, the helpers, and the bench's timing
+ * spin kernel (no body: it only delays the stream).
+ */
+export function fakeKernels(dense: readonly Spec[], split: Spec, broken?: string): Record<string, FakeKernel | null> {
+  const kernels: Record<string, FakeKernel | null> = { rocke_spin: null };
+  for (const s of dense) kernels[kernelName(s)] = fakeConvKernel('dense', BAKED, kernelName(s) === broken ? 8 : 0);
+  kernels[kernelName(split)] = fakeConvKernel('split_c', BAKED);
+  for (const h of helperSpecs('sm_90')) kernels[reduceName(h)] = fakeReduceKernel(h.dtype);
+  return kernels;
+}
+
 /** A kernels directory (bench manifest + blobs) with two dense and one split_c candidate, plus the helpers. */
-export function kernelsDir(broken?: string): { dir: string; dense: [Spec, Spec]; split: Spec; kernels: Record<string, FakeKernel | null> } {
+export function kernelsDir(broken?: string): { dir: string; dense: [Spec, Spec]; split: Spec; manifest: BenchManifest; kernels: Record<string, FakeKernel | null> } {
   const dir = mkdtempSync(join(tmpdir(), 'rocke-open-conv-'));
   const blobs = new KernelCache(dir).ensure();
   const dense = problemCandidates(PROBLEM, 'sm_90').valid.slice(0, 2) as [Spec, Spec];
@@ -30,11 +43,7 @@ export function kernelsDir(broken?: string): { dir: string; dense: [Spec, Spec];
     helpers,
   });
   writeFileSync(join(dir, BENCH_MANIFEST), JSON.stringify(manifest));
-  const kernels: Record<string, FakeKernel | null> = {};
-  for (const s of dense) kernels[kernelName(s)] = fakeConvKernel('dense', BAKED, kernelName(s) === broken ? 8 : 0);
-  kernels[kernelName(split)] = fakeConvKernel('split_c', BAKED);
-  for (const h of helperSpecs('sm_90')) kernels[reduceName(h)] = fakeReduceKernel(h.dtype);
-  return { dir, dense, split, kernels };
+  return { dir, dense, split, manifest, kernels: fakeKernels(dense, split, broken) };
 }
 
 /** The record a tune would write for PROBLEM choosing `spec`. */
