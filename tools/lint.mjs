@@ -3,7 +3,7 @@
 //   node tools/lint.mjs [packageDir]   (default: every package)
 // Rules: a package imports only the siblings `allowed` lists, declared in its package.json, and only
 // through their exported entry points (never '@rocke/x/src/...' or any path outside their `exports`);
-// no import cycle among a package's modules; no focused test or debugger statement; in the packages
+// no import cycle among a package's modules; pipeline's compile/ and cache/ import no kernel package; no focused test or debugger statement; in the packages
 // of LONG_FUNCTION_PACKAGES no function over MAX_FUNCTION_LINES lines unless its body is mostly one switch.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -19,6 +19,13 @@ const allowed = {
   'split-reduce': ['ir'],
   pipeline: ['ir', 'conv-direct', 'split-reduce', 'elf-prune', 'hip-runtime', 'reference'],
 };
+
+/**
+ * Folders that work for any kernel family: their modules (tests aside) reach a family only through
+ * @rocke/ir's `Family<S>` and never import a kernel package.
+ */
+const FAMILY_AGNOSTIC = { pipeline: ['src/compile', 'src/cache'] };
+const KERNEL_PACKAGES = ['conv-direct', 'split-reduce'];
 
 /** Packages whose functions must stay under MAX_FUNCTION_LINES (a switch-dominated body is exempt). */
 const LONG_FUNCTION_PACKAGES = ['pipeline', 'conv-direct'];
@@ -58,6 +65,7 @@ for (const dir of dirs) {
       const sibling = /^@rocke\/([\w-]+)/.exec(spec)?.[1];
       if (sibling) {
         if (!(allowed[name] ?? []).includes(sibling)) problems.push(`${where}: ${name} may not depend on @rocke/${sibling}`);
+        if (KERNEL_PACKAGES.includes(sibling) && familyAgnostic(name, dir, file)) problems.push(`${where}: a family-agnostic module may not import @rocke/${sibling}; take the family as a Family<S>`);
         else if (!declared.has(`@rocke/${sibling}`)) problems.push(`${where}: @rocke/${sibling} is not in package.json dependencies`);
         const sub = spec.slice(`@rocke/${sibling}`.length);
         if (sub && !exportsOf(sibling).includes(`.${sub}`)) problems.push(`${where}: reaches into ${spec}; import the package or one of its exports (${exportsOf(sibling).join(', ')})`);
@@ -67,6 +75,12 @@ for (const dir of dirs) {
     if (/\b(describe|it|test)\.only\(/.test(text)) problems.push(`${where}: focused test (.only)`);
     if (/^\s*debugger;?\s*$/m.test(text)) problems.push(`${where}: debugger statement`);
   }
+}
+
+/** True for a non-test module under one of its package's FAMILY_AGNOSTIC folders. */
+function familyAgnostic(name, dir, file) {
+  if (/\.test(-d)?\.ts$/.test(file)) return false;
+  return (FAMILY_AGNOSTIC[name] ?? []).some((folder) => file.startsWith(join(dir, folder) + '/'));
 }
 
 function exportsOf(pkgName) {
