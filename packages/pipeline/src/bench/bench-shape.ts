@@ -1,5 +1,4 @@
-import { chooseReduceHelper, launchSequence, parseProblem, parseSpec, problemGeometry, type LaunchSequence, type Problem, type Spec } from '@rocke/conv-direct';
-import { splitTrials } from '@rocke/conv-direct';
+import { benchTrials, chooseReduceHelper, parseProblem, parseSpec, problemGeometry, type LaunchSequence, type Problem, type Spec } from '@rocke/conv-direct';
 import { GpuRuntimeError, type Device, type KernelFunction, type Module } from '@rocke/hip-runtime';
 import { randomTensor } from '@rocke/reference';
 import type { Epilogue } from '@rocke/ir';
@@ -114,21 +113,14 @@ type ManifestCandidate = ManifestShape['candidates'][number];
 /** A candidate planned once: its spec and the launch sequence of each split count to time (one unless split_c). */
 type CandidatePlan = { spec: Spec; trials: LaunchSequence[] } | { error: string };
 
-/**
- * Plans every candidate up front, once: split_c candidates get the planner's split count and its
- * neighbours (`splitTrials`; the count is a runtime kernarg, so all of them run the same binary).
- */
+/** Plans every candidate up front, once, as conv-direct's `benchTrials` lists its launch sequences. */
 function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonly ManifestHelper[], epilogue: Epilogue | undefined): CandidatePlan[] {
-  const reduce = chooseReduceHelper(helpers, problem.dtype);
-  const fused = epilogue ? { epilogue: { ...BENCH_EPILOGUE_SCALARS } } : {};
+  const scalars = epilogue ? { ...BENCH_EPILOGUE_SCALARS } : undefined;
   return shape.candidates.map((entry) => {
     try {
       const sp = parseSpec(entry.spec);
       if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
-      const spec = sp.spec;
-      if (spec.variant !== 'split_c') return { spec, trials: [launchSequence(spec, problem, fused)] };
-      if (!reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
-      return { spec, trials: splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec, ...fused })) };
+      return { spec: sp.spec, trials: benchTrials(sp.spec, problem, helpers, scalars) };
     } catch (err) {
       return { error: message(err) };
     }

@@ -1,6 +1,6 @@
 // Where a bench's kernels come from: the bench manifest in the kernels directory, else one built
 // from the compile cache there; and which manifest shape serves a requested problem.
-import { benchVariants, kernelName, orderAcrossVariants, problemCandidates, type Problem } from '@rocke/conv-direct';
+import { compiledSelection, kernelName, type Problem } from '@rocke/conv-direct';
 import { KernelCache } from '../cache/cache.js';
 import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { canonicalJson } from '../hash.js';
@@ -14,7 +14,7 @@ function sameProblem(a: Problem | Record<string, unknown>, b: Problem | Record<s
 
 /**
  * A manifest built from a compile cache (a GPU machine that also ran compile-all): per problem the
- * valid candidates that are compiled and not pruned, in the cost model's order across variants, capped.
+ * valid candidates that are compiled and not pruned, in the cost model's order across variants (conv-direct's `compiledSelection`), capped.
  */
 export function manifestFromCache(cache: KernelCache, problems: BenchRequest['problems'], target: string, cap = DEFAULT_PREP_CAP): BenchManifest {
   const entries = cache.listEntries().entries.filter((e) => e.identity.target === target && !e.pruned && e.code.kind !== 'hsaco');
@@ -26,17 +26,14 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
     const candidates: ManifestShape['candidates'] = [];
     const available: Record<string, number> = {};
     const notes: string[] = [];
-    const variants = benchVariants(problem);
-    const compiled = variants.map((variant) => {
-      const valid = problemCandidates(problem, target as 'sm_90', { variant }).valid;
-      available[variant] = valid.length;
-      const mine = valid.filter((s) => conv.has(kernelName(s)));
-      if (mine.length === 0) notes.push(`${variant}: none of ${valid.length} valid candidates is compiled in the cache`);
-      return mine;
-    });
-    for (const o of orderAcrossVariants(compiled, problem, cap)) {
-      const e = conv.get(o.score.kernelName)!;
-      candidates.push({ kernelName: e.kernelName, variant: o.spec.variant, spec: { ...o.spec }, code: e.code, score: o.score.predictedUs });
+    const selection = compiledSelection(problem, target as 'sm_90', cap, (s) => conv.has(kernelName(s)));
+    for (const { variant, valid, compiled } of selection.variants) {
+      available[variant] = valid;
+      if (compiled === 0) notes.push(`${variant}: none of ${valid} valid candidates is compiled in the cache`);
+    }
+    for (const p of selection.picks) {
+      const e = conv.get(p.kernelName)!;
+      candidates.push({ kernelName: e.kernelName, variant: p.spec.variant, spec: { ...p.spec }, code: e.code, score: p.predictedUs });
     }
     return { name, cls, problem: { ...problem }, candidates, available, notes };
   });
