@@ -1,6 +1,6 @@
 import { helperSpecs } from '@rocke/split-reduce';
 import { describe, expect, it } from 'vitest';
-import { benchTrials, compiledSelection } from './bench-plan.js';
+import { benchTrials, compiledSelection, withEpilogue } from './bench-plan.js';
 import { problemCandidates } from './candidates.js';
 import type { Problem } from './problem.js';
 import { splitTrials } from './ranking.js';
@@ -43,3 +43,13 @@ describe('compiledSelection', () => {
   });
 });
 
+describe('withEpilogue', () => {
+  it('puts the epilogue on the spec, except split_c (its reduce applies it)', () => {
+    const epilogue = { act: 'relu', bias: 'fp32', residual: false } as const;
+    const dense = problemCandidates(SMALL, 'sm_90').valid[0]!;
+    const split = problemCandidates(SMALL, 'sm_90', { variant: 'split_c' }).valid[0]!;
+    expect(withEpilogue(dense, epilogue)).toEqual({ ...dense, epilogue });
+    expect(withEpilogue(split, epilogue)).toBe(split);
+    expect(withEpilogue(dense, undefined)).toBe(dense);
+  });
+});

@@ -1,3 +1,4 @@
+import type { Epilogue } from '@rocke/ir';
 import type { EpilogueScalars } from './abi.js';
 import { problemCandidates } from './candidates.js';
 import { chooseReduceHelper, launchSequence, type LaunchSequence } from './launches.js';
@@ -19,6 +20,14 @@ export function benchTrials(spec: Spec, problem: Problem, helpers: readonly { sp
   const reduce = chooseReduceHelper(helpers, problem.dtype);
   if (!reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
   return splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec, ...fused }));
+}
+
+/**
+ * A candidate compiled with a fused epilogue: the epilogue at its store, except split_c, whose
+ * split-reduce helpers apply it (the conv writes fp32 slices). Without one, the spec itself.
+ */
+export function withEpilogue(spec: Spec, epilogue: Epilogue | undefined): Spec {
+  return epilogue && spec.variant !== 'split_c' ? { ...spec, epilogue } : spec;
 }
 
 /** What {@link compiledSelection} found for a problem. */

@@ -221,7 +221,7 @@ export {
   type FragmentLoad,
   type StagingSchedule,
 } from './kernel/index.js';
-export { benchTrials, compiledSelection, type CompiledSelection } from './bench-plan.js';
+export { benchTrials, compiledSelection, withEpilogue, type CompiledSelection } from './bench-plan.js';
 export { CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, problemSetFamily, type ConvDirectFamilyOptions } from './family.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
 export {

@@ -1,6 +1,7 @@
 // Where a bench's kernels come from: the bench manifest in the kernels directory, else one built
 // from the compile cache there; and which manifest shape serves a requested problem.
 import { compiledSelection, kernelName, type Problem } from '@rocke/conv-direct';
+import { CACHE_NAMESPACE } from '@rocke/split-reduce';
 import { KernelCache } from '../cache/cache.js';
 import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { canonicalJson } from '../hash.js';
@@ -20,7 +21,7 @@ export function manifestFromCache(cache: KernelCache, problems: BenchRequest['pr
   const entries = cache.listEntries().entries.filter((e) => e.identity.target === target && !e.pruned && e.code.kind !== 'hsaco');
   const conv = new Map(entries.filter((e) => e.identity.family === CONV_DIRECT_FAMILY).map((e) => [e.kernelName, e]));
   const helpers = entries
-    .filter((e) => e.identity.family === 'direct_fwd_helper')
+    .filter((e) => e.identity.family === CACHE_NAMESPACE)
     .map((e) => ({ kernelName: e.kernelName, spec: e.identity.spec as Record<string, unknown>, code: e.code }));
   const shapes: ManifestShape[] = problems.map(({ name, cls, problem }) => {
     const candidates: ManifestShape['candidates'] = [];

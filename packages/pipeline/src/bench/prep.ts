@@ -1,5 +1,5 @@
 import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
-import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '@rocke/conv-direct';
+import { DEFAULT_SHAPE_CAP, selectProblemSpecs, withEpilogue } from '@rocke/conv-direct';
 import type { Epilogue } from '@rocke/ir';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
@@ -149,9 +149,4 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     else bytes += out.blobStat(d)?.size ?? 0;
   }
   return { manifest, compile, blobs: referenced.size, bytes };
-}
-
-/** A candidate with the run's fused epilogue: at its store, except split_c (its reduce applies it). */
-function withEpilogue(spec: Spec, epilogue: Epilogue | undefined): Spec {
-  return epilogue && spec.variant !== 'split_c' ? { ...spec, epilogue } : spec;
 }
