@@ -6,6 +6,7 @@ import { KernelCache } from '../cache/cache.js';
 import { compileAll, type JobStatus } from './compile-all.js';
 import { axpyFamily } from './axpy-family.js';
 import type { Family, KernelCandidate } from '@rocke/ir';
+import type { Pruner } from './family.js';
 import { z } from 'zod';
 import { LlvmToolchain, type CompiledCode, type KernelCompiler, type TargetName } from './llvm-toolchain.js';
 import { elfPrunePruner } from './elf-prune-pruner.js';
@@ -209,6 +210,26 @@ describe('compileAll engine', () => {
     const dup: ListFamily = { ...listFamily(3), candidates: () => [{ variant: 'v', spec: { i: 0 } }, { variant: 'v', spec: { i: 0 } }] };
     const report = await compileAll({ cache: tempCache(), families: [dup], compiler: fakeCompiler(0), targets: ['gfx950'], jobs: 1 });
     expect(report.total).toBe(1);
+  });
+
+  it('stores facts only through the pruner schema: facts it refuses fail the job at facts, and stored facts read back typed', async () => {
+    const cache = tempCache();
+    const seen: unknown[] = [];
+    const pruner: Pruner<{ size: number }> = {
+      factsSchema: z.object({ size: z.number().int().nonnegative() }).strict(),
+      facts: (code) => (code[code.length - 1]! % 2 ? { size: code.length } : ({ size: code.length, extra: true } as never)),
+      prune: (es) => (seen.push(...es.map((e) => e.facts)), []),
+    };
+    const report = await compileAll({ cache, families: [listFamily(4)], compiler: fakeCompiler(0), targets: ['gfx950'], pruner, jobs: 1 });
+    const refused = report.failed.filter((f) => f.stage === 'facts');
+    // The IR of candidate i ends in i: odd ones give facts the schema reads, even ones an extra field.
+    expect([refused.length, report.compiled]).toEqual([2, 2]);
+    expect(refused.every((f) => /extra/.test(f.message) || /Unrecognized/i.test(f.message))).toBe(true);
+    for (const e of cache.listEntries().entries) expect(pruner.factsSchema.parse(e.facts)).toEqual({ size: expect.any(Number) });
+    seen.length = 0;
+    await compileAll({ cache, families: [listFamily(4)], compiler: fakeCompiler(0), targets: ['gfx950'], pruner, jobs: 1 });
+    expect(seen).toHaveLength(report.compiled);
+    for (const f of seen) expect(f).toEqual({ size: expect.any(Number) });
   });
 
   it('clears a prune mark when the pruner no longer drops the entry', async () => {
