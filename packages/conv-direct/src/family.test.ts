@@ -11,7 +11,8 @@ describe('convDirectFamily', () => {
     const cands = fam.candidates('sm_90');
     const expected = VARIANTS.flatMap((v) => aotCandidates('sm_90', 'bf16', v).valid);
     expect(cands.map((c) => c.spec)).toEqual(expected);
-    expect(new Set(cands.map((c) => c.variant))).toEqual(new Set(VARIANTS));
+    // Every variant with an AOT grid (pointwise kernels are chosen per problem: none here).
+    expect(new Set(cands.map((c) => c.variant))).toEqual(new Set(VARIANTS.filter((v) => aotCandidates('sm_90', 'bf16', v).valid.length > 0)));
     const k = fam.build(cands[0]!, 'sm_90', 'llvm22');
     expect(k.kernelName).toBe(kernelName(expected[0]!));
     expect(k.ir).toContain(`define ptx_kernel void @${k.kernelName}(`);
@@ -45,7 +46,7 @@ describe('convDirectFamily', () => {
     const fam = convDirectFamily({ dtypes: ['fp16'], grid: (t, d, v) => aotCandidates(t, d, v).valid.slice(0, 1) });
     for (const target of ['gfx950', 'gfx942', 'sm_90'] as const) {
       const cands = fam.candidates(target);
-      expect(cands.map((c) => c.variant)).toEqual(['dense', 'split_c', 'grouped', 'depthwise']);
+      expect(cands.map((c) => c.variant)).toEqual(VARIANTS.filter((v) => aotCandidates(target, 'fp16', v).valid.length > 0));
       for (const c of cands) expect(fam.build(c, target, 'llvm22').ir).toContain(`@${kernelName(c.spec)}(`);
     }
   });
