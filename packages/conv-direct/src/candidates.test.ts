@@ -14,7 +14,7 @@ import {
   WGMMA_TILE_CHOICES,
   WGMMA_TILE_K_CHOICES,
 } from './candidates.js';
-import { kernelName } from './spec.js';
+import { kernelName, type Spec } from './spec.js';
 import { registerEstimate, spillFilter, spillReason } from './spill.js';
 import { validate } from './validate.js';
 import { gfx950Spec, problem3x3 } from './test-fixtures.js';
@@ -191,8 +191,10 @@ describe('problemCandidates', () => {
     expect(fittedWidths(20, '16x16x32')).toEqual(tileWidthCandidates(20, 16));
     const set = problemCandidates(problem3x3({ N: 1, H: 7, W: 7, C: 512, K: 512 }), 'sm_90');
     expect(new Set(set.valid.filter((s) => s.atom === 'm16n8k16').map((s) => s.tile_w))).toEqual(new Set([16, 8]));
-    // The wgmma grid is not fitted to Wo: its widths are whole m-blocks, 8 to 32 (the score weighs the waste).
-    expect(new Set(set.valid.filter((s) => s.atom === 'm64nNk16').map((s) => s.tile_w))).toEqual(new Set(WGMMA_TILE_CHOICES));
+    // The wgmma grid is not fitted to Wo: its widths are whole m-blocks, 8 to 32 (the score weighs the waste);
+    // its whole-map tiles (whole-map.ts) are the map itself.
+    expect(new Set(set.valid.filter((s) => s.atom === 'm64nNk16' && !s.whole_map).map((s) => s.tile_w))).toEqual(new Set(WGMMA_TILE_CHOICES));
+    expect(new Set(set.valid.filter((s) => s.whole_map).map((s) => s.tile_w))).toEqual(new Set([7]));
   });
 
   it('picks the grouped grid for grouped problems and filters merges that do not fit', () => {
@@ -217,13 +219,15 @@ describe('problemCandidates', () => {
 
 describe('problemCandidates: tile_n variants', () => {
   const sm8 = problem3x3({ N: 4, H: 8, W: 8, C: 1280, K: 1280 }); // the suite's sm_8x8_1280
-  const shapes = (specs: readonly { tile_h: number; tile_w: number; tile_n: number; atom: string }[]) =>
-    new Set(specs.filter((s) => s.tile_n > 1).map((s) => `${s.atom} ${s.tile_h}x${s.tile_w} n${s.tile_n}`));
+  // Multi-image m-block tiles (whole-map tiles have their own tests, src/whole-map.test.ts).
+  const shapes = (specs: readonly { tile_h: number; tile_w: number; tile_n: number; atom: string; whole_map?: true }[]) =>
+    new Set(specs.filter((s) => s.tile_n > 1 && !s.whole_map).map((s) => `${s.atom} ${s.tile_h}x${s.tile_w} n${s.tile_n}`));
+  const mBlock = (specs: readonly Spec[]) => specs.filter((s) => !s.whole_map);
 
   it('adds tile_n 2 and 4 of the tightest covering tile for dense and split_c (sm_8x8_1280: t8x8, mma.sync and wgmma)', () => {
     for (const variant of ['dense', 'split_c'] as const) {
-      const set = problemCandidates(sm8, 'sm_90', { variant });
-      const one = problemCandidates(sm8, 'sm_90', { variant, tileN: [] });
+      const set = { valid: mBlock(problemCandidates(sm8, 'sm_90', { variant }).valid) };
+      const one = { valid: mBlock(problemCandidates(sm8, 'sm_90', { variant, tileN: [] }).valid) };
       expect(shapes(set.valid)).toEqual(new Set(['m16n8k16 8x8 n2', 'm16n8k16 8x8 n4', 'm64nNk16 8x8 n2', 'm64nNk16 8x8 n4']));
       // Every one-image candidate is still there, in the same order, before the multi-image ones.
       expect(set.valid.slice(0, one.valid.length).map(kernelName)).toEqual(one.valid.map(kernelName));
@@ -262,7 +266,7 @@ describe('fittedHeights', () => {
     for (const variant of ['dense', 'split_c'] as const) {
       const set = problemCandidates(p14, 'sm_90', { variant }).valid;
       expect(heights(set, 'm16n8k16').has(14)).toBe(true);
-      expect(heights(set, 'm64nNk16').has(14)).toBe(false); // 8x8 m-blocks
+      expect(heights(set.filter((s) => !s.whole_map), 'm64nNk16').has(14)).toBe(false); // 8x8 m-blocks
       for (const s of set.filter((x) => x.tile_h === 14)) expect(validate(s, p14)).toEqual({ ok: true });
     }
     expect(heights(aotCandidates('sm_90', 'bf16').valid, 'm16n8k16')).toEqual(new Set([8, 16]));

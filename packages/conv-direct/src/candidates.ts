@@ -6,8 +6,10 @@ import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.j
 import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
-import { ATOMS, MAX_TENSOR_BYTES, TARGETS, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
-import { validate } from './validate.js';
+import { ATOMS, MAX_TENSOR_BYTES, TARGETS, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
+import { validate, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
+import { SPILL_BUDGET_FRACTION } from './spill.js';
+import { wholeMapImages } from './whole-map.js';
 
 /** The baked filter/stride/padding/dilation a binary serves. */
 export interface Capability {
@@ -434,6 +436,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...wholeMapVariants(specs, problem));
   const set = filterCandidates(specs, () => launchProblem);
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
@@ -461,3 +464,28 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
   return out;
 }
 
+
+/**
+ * Whole-map copies (whole-map.ts) of the warpgroup-MMA specs with one warpgroup column (waves_n 1)
+ * and whole 64-channel m-blocks per warpgroup, for a stride-1 problem whose map fits: tile Ho×Wo
+ * exactly, and tile_n from {@link wholeMapImages} at two pixel budgets per warpgroup: as many
+ * pixels as the accumulators leave registers for under the spill heuristic's budget, and at most
+ * one wgmma (256 pixels) per tap and m-block. Both put the batch in as few image tiles as fit, each reading the weights once.
+ */
+function wholeMapVariants(specs: readonly Spec[], problem: Problem): Spec[] {
+  const { Ho, Wo } = problemGeometry(problem);
+  if (problem.strideH !== 1 || problem.strideW !== 1) return [];
+  const out: Spec[] = [];
+  for (const spec of specs) {
+    if (!isWarpgroupAtom(spec.atom) || spec.tile_n !== 1 || spec.waves_n !== 1 || spec.tile_h !== spec.tile_w || spec.tile_h !== Math.min(...WGMMA_TILE_CHOICES)) continue;
+    const perGroup = spec.tile_k / spec.waves_m;
+    if (perGroup % 64 !== 0) continue;
+    const file = TARGETS[spec.target].registers;
+    if (file.kind !== 'file') continue;
+    // Accumulators: pixels / 2 per 64-channel m-block of the warpgroup.
+    const budget = Math.floor((2 * (SPILL_BUDGET_FRACTION * file.maxPerThread - WGMMA_BOOKKEEPING_REGISTERS)) / (perGroup / 64) / 8) * 8;
+    const images = new Set([Math.min(WGMMA_MAX_N, budget), budget].map((pixels) => wholeMapImages(Ho, Wo, problem.N, spec, pixels)));
+    for (const tile_n of images) if (tile_n !== undefined) out.push({ ...spec, tile_h: Ho, tile_w: Wo, tile_n, whole_map: true });
+  }
+  return out;
+}

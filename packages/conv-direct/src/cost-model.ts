@@ -19,6 +19,7 @@ import { outputElementBytes, outputStoreRun } from './store-path.js';
 import { specGeometry, wgmmaLds, type Spec } from './spec.js';
 import { ATOMS, isWarpgroupAtom, TARGETS, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
+import { wholeMapLayout } from './whole-map.js';
 import { FITTED_RANKER } from './ranker/model.generated.js';
 
 /**
@@ -214,6 +215,8 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
   const g = problemGeometry(problem);
   const taps = spec.R * spec.S;
   const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
+  // Whole-map tiles compute their flat pixel columns, padding between rows and images included.
+  const computed = spec.whole_map ? wholeMapLayout(spec).pixels : pixels;
   if (spec.variant === 'depthwise') {
     const d = depthwiseGeometry(spec);
     const flops = 2 * pixels * spec.tile_k * taps;
@@ -223,13 +226,14 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
   const sg = specGeometry(spec);
   const reduced = ((spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg) / splits;
   const chunks = Math.ceil(reduced / spec.ck);
-  const flops = 2 * pixels * spec.tile_k * taps * chunks * spec.ck;
+  const flops = 2 * computed * spec.tile_k * taps * chunks * spec.ck;
   const stagedBytes = chunks * spec.ck * ELEMENT_BYTES * (sg.ldsRows * sg.ldsInW + spec.tile_k * taps);
   let ldsReadBytes: number;
   let stages: number;
   if (isWarpgroupAtom(spec.atom)) {
-    // Each wgmma reads its 64-pixel activation block and its N weight rows of 16 channels.
-    const n = spec.tile_k / spec.waves_m;
+    // Each wgmma reads its 64-pixel activation block and its N weight rows of 16 channels (whole-map
+    // tiles: 64 weight rows and N pixels, N the mean pixel run).
+    const n = spec.whole_map ? computed / wholeMapLayout(spec).runs.length : spec.tile_k / spec.waves_m;
     ldsReadBytes = (flops / (2 * 64 * n * 16)) * (64 + n) * 16 * ELEMENT_BYTES;
     stages = wgmmaLds(spec).stages;
   } else {

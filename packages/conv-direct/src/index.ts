@@ -224,6 +224,7 @@ export {
 export { benchTrials, compiledSelection, withEpilogue, type CompiledSelection } from './bench-plan.js';
 export { CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, problemSetFamily, type ConvDirectFamilyOptions } from './family.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
+export { wholeMapImages, wholeMapLayout, type WholeMapFields, type WholeMapLayout } from './whole-map.js';
 export {
   chooseConv,
   type ChooseOptions,

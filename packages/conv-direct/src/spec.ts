@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
 import { depthwiseGeometry } from './depthwise-geometry.js';
 import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, targetFacts, type AtomFacts } from './targets.js';
+import { wholeMapLayout } from './whole-map.js';
 
 /**
  * Kernel variants: the dense LDS-halo kernel, its channel-split twin, the grouped kernel, the
@@ -87,6 +88,13 @@ export const SpecSchema = z
      * so K (grouped: each merged block's channels) need not be a multiple of 8.
      */
     k_tail: z.boolean(),
+    /**
+     * A whole-map tile (sm_90a warpgroup MMA, stride 1): the tile holds tile_n images' whole maps
+     * (Ho <= tile_h, Wo <= tile_w) as flat pixel positions and the MMA's N runs over them, so a
+     * tiny map is not padded to 8x8 m-blocks (see whole-map.ts). Left out: the m-block tile; written
+     * out only as true (one spelling per kernel).
+     */
+    whole_map: z.literal(true).optional(),
   })
   .strict();
 
@@ -150,6 +158,7 @@ export function kernelName(spec: Spec): string {
     spec.tile_n !== 1 ? `n${spec.tile_n}` : '',
     spec.c_tail !== 0 ? `ct${spec.c_tail}` : '',
     spec.k_tail ? 'kt' : '',
+    spec.whole_map ? 'wm' : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
@@ -352,13 +361,15 @@ const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
 export function wgmmaLds(kernelSpec: Spec): WgmmaLds {
   const spec = stagedSpec(kernelSpec);
-  const ldsInH = haloExtent(spec.tile_h, spec.stride_h, spec.R, spec.dilation_h);
-  const ldsInW = haloExtent(spec.tile_w, spec.stride_w, spec.S, spec.dilation_w);
+  const flat = spec.whole_map ? wholeMapLayout(spec) : undefined;
+  // Whole-map tiles: `staged` flat positions at a pitch of pitchW per row, pitchH rows per image.
+  const ldsInH = flat ? flat.pitchH : haloExtent(spec.tile_h, spec.stride_h, spec.R, spec.dilation_h);
+  const ldsInW = flat ? flat.pitchW : haloExtent(spec.tile_w, spec.stride_w, spec.S, spec.dilation_w);
   const planeColumns = spec.stride_w > 1 ? spec.stride_w * Math.ceil(ldsInW / spec.stride_w) : ldsInW;
   const swizzle = spec.ck === WGMMA_SWIZZLE_CK;
   const rowBytes = swizzle ? spec.ck * ELEMENT_BYTES : CORE_ROW_BYTES;
   // tile_n halo tiles stacked along rows, as in the LDS-halo kernel; swizzled: one plane of 128-byte rows.
-  const planeBytes = spec.tile_n * ldsInH * planeColumns * rowBytes;
+  const planeBytes = (flat ? flat.staged : spec.tile_n * ldsInH * planeColumns) * rowBytes;
   const groups = spec.ck / X_VECTOR_ELEMS;
   const xStageBytes = swizzle ? roundUp(planeBytes, SWIZZLE_ATOM_BYTES) : groups * planeBytes;
   const wStageBytes = swizzle ? roundUp(spec.R * spec.S * spec.tile_k * rowBytes, SWIZZLE_ATOM_BYTES) : spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
@@ -380,6 +391,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const atom = ATOMS[spec.atom];
   const warpgroups = spec.waves_m * spec.waves_n;
   const threads = warpgroups * atom.waveSize;
+  const flat = spec.whole_map ? wholeMapLayout(spec) : undefined;
   const mBlocks = spec.tile_n * (spec.tile_h / 8) * (spec.tile_w / 8);
   const lds = wgmmaLds(spec);
   const { ldsInH, ldsInW } = lds;
@@ -390,9 +402,11 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const ldsXElems = lds.xStageBytes / ELEMENT_BYTES;
   const ldsWElems = lds.wStageBytes / ELEMENT_BYTES;
   const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages + lds.alignSlack;
-  const xVectors = ldsRows * ldsInW * xChannelVectors;
+  const xVectors = (flat ? flat.staged : ldsRows * ldsInW) * xChannelVectors;
   const wSlots = ldsWElems / X_VECTOR_ELEMS;
   const mBlocksPerWave = mBlocks / spec.waves_n;
+  // Whole-map tiles: each warpgroup computes all pixel columns for its 64-channel m-blocks.
+  const accPerLane = flat ? (flat.mBlocksPerGroup * flat.pixels) / 2 : (mBlocksPerWave * (spec.tile_k / spec.waves_m)) / 2;
   return {
     atom,
     waveSize: atom.waveSize,
@@ -415,7 +429,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
     ldsXTail: 0,
     ldsWTail: 0,
     ldsBytes,
-    accPerLane: (mBlocksPerWave * (spec.tile_k / spec.waves_m)) / 2,
+    accPerLane,
     xChannelVectors,
     xVectors,
     xPasses: Math.ceil(xVectors / threads),

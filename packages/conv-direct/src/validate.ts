@@ -78,8 +78,9 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.tile_n > 1 && s.variant === 'grouped') {
     return `tile_n ${s.tile_n}: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1`;
   }
+  if (s.whole_map && !isWarpgroupAtom(s.atom)) return `whole_map: whole-map tiles are built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
   if (isWarpgroupAtom(s.atom)) {
-    const reason = validateWarpgroupTiles(s);
+    const reason = s.whole_map ? validateWholeMapTiles(s) : validateWarpgroupTiles(s);
     if (reason) return reason;
   } else if (s.tile_w % atom.n !== 0) return `tile_w ${s.tile_w} is not a multiple of the atom's N ${atom.n} (${s.atom})`;
   else if (s.tile_k % atom.m !== 0) return `tile_k ${s.tile_k} is not a multiple of the atom's M ${atom.m} (${s.atom})`;
@@ -146,6 +147,33 @@ function validateWarpgroupTiles(s: Spec): string | null {
   return null;
 }
 
+/**
+ * Whole-map tiles (whole-map.ts): stride 1 (a tap is one constant offset in the flat positions),
+ * dense or split_c, warpgroups of 64-channel m-blocks over tile_k (waves_n 1: each warpgroup
+ * computes every pixel), and the accumulators
+ * (pixel columns / 2 per m-block) in the register file.
+ */
+function validateWholeMapTiles(s: Spec): string | null {
+  if (s.variant !== 'dense' && s.variant !== 'split_c') return `whole_map: the ${s.variant} variant has no whole-map tile (dense and split_c only)`;
+  if (s.stride_h !== 1 || s.stride_w !== 1) return `whole_map: stride ${s.stride_h}x${s.stride_w}: flat pixel positions need stride 1 (a tap must be one constant offset)`;
+  if (s.c_tail !== 0 && s.c_tail !== 8) return `c_tail ${s.c_tail}: the warpgroup-MMA kernel copies whole 16-byte channel runs (c_tail 0 or 8; use m16n8k16)`;
+  if (s.waves_n !== 1) return `whole_map: waves_n ${s.waves_n}: every warpgroup computes all of the tile's pixels (use waves_n 1; waves_m splits tile_k)`;
+  if (s.tile_k % s.waves_m !== 0 || (s.tile_k / s.waves_m) % 64 !== 0) {
+    return `whole_map: tile_k ${s.tile_k} over waves_m ${s.waves_m} is not whole 64-channel m-blocks per warpgroup (M = 64 output channels)`;
+  }
+  const { threads, accPerLane: acc } = specGeometry(s);
+  const file = TARGETS[s.target].registers;
+  if (file.kind === 'file' && acc + WGMMA_BOOKKEEPING_REGISTERS > file.maxPerThread) {
+    return `${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS} registers per thread exceed the ${file.maxPerThread}-register limit of ${s.target}`;
+  }
+  if (file.kind === 'file' && threads * (acc + WGMMA_BOOKKEEPING_REGISTERS) > file.perUnit) {
+    return `${threads} threads x (${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS}) registers exceed the ${file.perUnit}-register file of ${s.target}`;
+  }
+  if (s.lds_pad !== 0) return `lds_pad ${s.lds_pad}: warpgroup-MMA tiles read 128-byte core matrices and take no pad (use 0)`;
+  if (!s.double_buffer) return 'the warpgroup-MMA kernel stages with cp.async into two buffers: double_buffer must be true';
+  return null;
+}
+
 /** Checks that tie the spec to one launch of `p` (a whole batch or one chunk of it). */
 function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | null {
   const problemReason = checkProblem(p);
@@ -163,6 +191,9 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   }
   const atom = ATOMS[s.atom];
   const geo = problemGeometry(p);
+  if (s.whole_map && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
+    return `whole_map needs the output map inside the tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w})`;
+  }
   if (s.tile_n > 1 && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
     return `tile_n ${s.tile_n} needs the output map to fit one spatial tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w}); otherwise more images per tile only add LDS`;
   }

@@ -12,6 +12,7 @@ import { buildDepthwiseKernel } from './depthwise.js';
 import { buildMmaConvKernel } from './mma.js';
 import { ConvKernelError, type BuildMutation, type ConvKernel } from './open.js';
 import { buildWgmmaConvKernel } from './wgmma.js';
+import { WholeMapBuilder } from './wgmma-whole-map.js';
 
 export { ConvKernelError, SENTINEL_OFFSET, type BuildMutation, type ConvKernel, type FragmentLoad, type StagingSchedule } from './open.js';
 export { irAtomName, weightSwizzle } from './mma.js';
@@ -35,7 +36,7 @@ export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKer
   const target = options.target ?? getTarget(spec.target);
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
   if (spec.variant === 'depthwise') return buildDepthwiseKernel(spec, target);
-  if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target);
+  if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target, spec.whole_map ? WholeMapBuilder : undefined);
   return buildMmaConvKernel(spec, target, options.mutation);
 }
 

@@ -83,6 +83,8 @@ describe('grouped and wgmma', () => {
     ['sm_90 grouped gm4, gelu + residual, fp16', sm90Spec({ ...grouped, dtype: 'fp16', double_buffer: true, epilogue: { act: 'gelu', bias: 'none', residual: true } }), small({ C: 64, groups: 8, dtype: 'fp16' })],
     ['wgmma dense t8x8x64 ck16, gelu + fp32 bias + residual, partial tiles', wgmmaSpec({ epilogue: { act: 'gelu', bias: 'fp32', residual: true } }), small({ H: 10, W: 12, K: 40 })],
     ['wgmma ck64 swizzled t16x16x64 w1x2, leaky_relu + dtype bias + residual', wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2, epilogue: { act: 'leaky_relu', bias: 'dtype', residual: true } }), small({ H: 14, W: 18, C: 64, K: 64 })],
+    ['wgmma whole-map 4x4 tile_n 4 (N 3), silu + fp32 bias + residual', wgmmaSpec({ whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 32, epilogue: full }), small({ N: 3, H: 4, W: 4 })],
+    ['wgmma whole-map 7x7 ck32 two warpgroups, relu6 + dtype bias + residual', wgmmaSpec({ whole_map: true, tile_h: 7, tile_w: 7, tile_k: 128, waves_m: 2, ck: 32, epilogue: { act: 'relu6', bias: 'dtype', residual: true } }), small({ N: 2, H: 7, W: 7, C: 64, K: 128 })],
   ] as const)('%s', (_, spec, p) => {
     const { y, d } = runFused(spec, p);
     expect(check(p, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });

@@ -7,8 +7,9 @@
  * stride 2), multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands), fused
  * epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above them is bare), and
  * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
- * grouped merge of 24 groups; and the pointwise (flat-pixel 1x1) kernels on every target and
- * atom family, at strides 1 and 2, with channel tails and a fused epilogue.
+ * grouped merge of 24 groups; the pointwise (flat-pixel 1x1) kernels on every target and atom
+ * family, at strides 1 and 2, with channel tails and a fused epilogue; and whole-map wgmma tiles
+ * (dense and split_c).
  */
 import type { Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, pointwiseSpec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
@@ -69,6 +70,9 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 })) },
   { name: 'sm90a-wgmma-pointwise-s2-t32x8x128-ck64-w1x2-ctail8-ktail', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 32, tile_k: 128, waves_n: 2 }), { stride_h: 2, stride_w: 2, c_tail: 8, k_tail: true }) },
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64-epilogue-relu-bias32-residual', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 }), { epilogue: { act: 'relu', bias: 'fp32', residual: true } }) },
+  // Whole-map tiles: pixels on the wgmma N side (swizzled rows and planes, one and two warpgroups).
+  { name: 'sm90a-wgmma-whole-map-split-c-t4x4x64-ck64-n4', spec: wgmmaSpec({ variant: 'split_c', whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 }) },
+  { name: 'sm90a-wgmma-whole-map-t7x7x128-ck32-w2x1', spec: wgmmaSpec({ whole_map: true, tile_h: 7, tile_w: 7, tile_k: 128, waves_m: 2, ck: 32 }) },
 ];
 
 /** The depthwise kernel's pinned configs (depthwise-goldens.json): every target, filter size, stride and multiplier, both dtypes. */

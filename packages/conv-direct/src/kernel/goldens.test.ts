@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { kernelName } from '../spec.js';
 import { spillReason } from '../spill.js';
 import { validate } from '../validate.js';
+import { wholeMapLayout } from '../whole-map.js';
 import { buildConvKernel } from './build.js';
 import { amdNotes } from './test-code-object.js';
 import { GOLDEN_CONFIGS } from './golden-configs.js';
@@ -36,6 +37,7 @@ describe('golden configs', () => {
     const wgmma = specs.filter((s) => s.atom === 'm64nNk16');
     expect([new Set(wgmma.map((s) => s.variant)), new Set(wgmma.map((s) => s.dtype)), new Set(wgmma.map((s) => s.stride_h))]).toEqual([new Set(['dense', 'split_c', 'pointwise']), new Set(['bf16', 'fp16']), new Set([1, 2])]);
     expect(wgmma.some((s) => s.c_tail === 8 && s.k_tail)).toBe(true);
+    expect(new Set(wgmma.filter((s) => s.whole_map).map((s) => s.variant))).toEqual(new Set(['dense', 'split_c']));
     expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
     expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2, 3, 4]));
     expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 4, 5, 7]));
@@ -80,11 +82,12 @@ describe('golden configs', () => {
         expect(notes.private_segment_fixed_size).toBe(0);
       }
     } else if (k.fragmentLoad === 'descriptor') {
-      // sm_90a warpgroup MMA: one m64nNk16 shape (N = tile_k / waves_m), operands from shared memory only.
+      // sm_90a warpgroup MMA: one m64nNk16 shape (N = tile_k / waves_m; whole-map tiles: each pixel run), operands from shared memory only.
       const dt = spec.dtype === 'bf16' ? 'bf16' : 'f16';
       expect(r.ptx).toContain(`.entry ${k.name}(`);
       expect(r.ptx).toMatch(/^\.target sm_90a\b/m);
-      expect(r.ptx).toContain(`wgmma.mma_async.sync.aligned.m64n${spec.tile_k / spec.waves_m}k16.f32.${dt}.${dt}`);
+      const shapes = spec.whole_map ? wholeMapLayout(spec).runs : [spec.tile_k / spec.waves_m];
+      for (const n of shapes) expect(r.ptx).toContain(`wgmma.mma_async.sync.aligned.m64n${n}k16.f32.${dt}.${dt}`);
       for (const op of ['wgmma.fence.sync.aligned;', 'wgmma.commit_group.sync.aligned;', 'fence.proxy.async.shared::cta;']) expect(r.ptx).toContain(op);
       expect(r.ptx).toMatch(/wgmma\.wait_group\.sync\.aligned\s+0;/);
       expect(r.ptx).toMatch(/cp\.async\.cg\.shared\.global/);

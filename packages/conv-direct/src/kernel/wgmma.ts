@@ -35,7 +35,7 @@ const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
 
 /** One 16-byte cp.async per slot, hoisted out of the channel loop. */
-interface Slot {
+export interface Slot {
   /** Global byte offset at channel chunk 0 (the sentinel when the element is outside the tensor). */
   readonly global: Value;
   /** Byte offset inside one stage. */
@@ -47,27 +47,44 @@ interface Slot {
 }
 
 /** Builds the warpgroup-MMA kernel of a validated dense or split_c spec. */
-export function buildWgmmaConvKernel(spec: Spec, t: Target): ConvKernel {
+export function buildWgmmaConvKernel(spec: Spec, t: Target, builder: typeof WgmmaConvBuilder = WgmmaConvBuilder): ConvKernel {
   if (!t.warpgroupMma || !t.asyncCopy) throw new ConvKernelError(`${t.name} has no warpgroup MMA with cp.async staging; ${spec.atom} needs sm_90a`);
-  return new WgmmaConvBuilder(spec, t, t.warpgroupMma).build();
+  return new builder(spec, t, t.warpgroupMma).build();
 }
 
-class WgmmaConvBuilder {
+/** What the epilogue of a tile needs to place its accumulators. */
+export interface WgmmaTileOrigin {
+  readonly tid: Value;
+  readonly wgM: Value;
+  readonly wgN: Value;
+  readonly place: TileOrigin | PixelTileOrigin;
+  readonly kBase: Value;
+  readonly Ho: Value;
+  readonly Wo: Value;
+  readonly K: Value;
+  readonly splitIdx: Value | undefined;
+}
+
+/**
+ * The m-block kernel; whole-map tiles (kernel/wgmma-whole-map.ts) override the operand roles:
+ * which slots stage X, which wgmmas a chunk issues, and how the accumulators are stored.
+ */
+export class WgmmaConvBuilder {
   /** The spec whose shared-memory layout the kernel stages (pointwise: its 1x1 stride-1 form, see `stagedSpec`). */
-  private readonly spec: Spec;
-  private readonly g: SpecGeometry;
-  private readonly layout: WgmmaLds;
-  private readonly threads: number;
+  protected readonly spec: Spec;
+  protected readonly g: SpecGeometry;
+  protected readonly layout: WgmmaLds;
+  protected readonly threads: number;
   /** Output channels per warpgroup (wgmma N) and m-blocks per warpgroup. */
-  private readonly n: number;
-  private readonly blocksPerGroup: number;
+  protected readonly n: number;
+  protected readonly blocksPerGroup: number;
   /** The kernel's arguments, set when {@link build} opens the kernel. */
-  private args!: KernelArgs;
+  protected args!: KernelArgs;
 
   constructor(
-    private readonly kernelSpec: Spec,
-    private readonly t: Target,
-    private readonly wg: WarpgroupMma,
+    protected readonly kernelSpec: Spec,
+    protected readonly t: Target,
+    protected readonly wg: WarpgroupMma,
   ) {
     const spec = stagedSpec(kernelSpec);
     this.spec = spec;
@@ -100,11 +117,11 @@ class WgmmaConvBuilder {
   }
 
   /** LDS column of halo column `c`: strided tiles store their columns by phase, so a tap's window is contiguous. */
-  private ldsColumn(c: number): number {
+  protected ldsColumn(c: number): number {
     return ldsHaloColumn(c, this.layout.ldsInW, this.spec.stride_w);
   }
 
-  private emitBody(b: Builder, window: Value): void {
+  protected emitBody(b: Builder, window: Value): void {
     const { spec, t, wg, args } = this;
     const L = this.layout;
     // Swizzled rows take their XOR pattern from absolute address bits 7..9: start on a 1 KiB boundary
@@ -149,42 +166,12 @@ class WgmmaConvBuilder {
       cp.commit(b);
     };
 
-    // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
-    // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
-    const blockOffsets = this.blockOffsets(b, wgN);
-    const channelOffset = b.mul(wgM, this.n * L.rowBytes);
-    // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W). LBO =
-    // the next 8 channels: one plane (X) or tile_k rows (W); unused (16) for swizzled K-major rows.
-    const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
-    const xLbo = L.swizzle ? 16 : L.planeBytes;
-    const wLbo = L.swizzle ? 16 : spec.tile_k * ROW;
-    const descs = (stage: Value) => {
-      const xs = xBase(stage);
-      const ws = wBase(stage);
-      const a = blockOffsets.map((off) => wg.descriptor(b, at(b.add(xs, off)), xLbo, spec.stride_h * L.planeColumns * L.rowBytes, layout));
-      const w = wg.descriptor(b, at(b.add(ws, channelOffset)), wLbo, 8 * L.rowBytes, layout);
-      return { a, w };
-    };
     // `then` runs between issuing the chunk's wgmmas and waiting for them: the copies are issued
     // while the tensor cores work (into a stage whose wgmmas every warpgroup has waited for); the
     // wait leaves `leave` commit groups in flight.
+    const issue = this.chunkIssuer(b, at, xBase, wBase, wgM, wgN);
     const mmaChunk = (stage: Value, acc: Value[][], leave: number, then?: () => void): Value[][] => {
-      const d = descs(stage);
-      const out = acc.map((a) => [...a]);
-      wg.fence(b);
-      for (let r = 0; r < spec.R; r++)
-        for (let s = 0; s < spec.S; s++)
-          for (let kk = 0; kk < spec.ck / 16; kk++) {
-            const tap = r * spec.S + s;
-            // A k-step is 16 channels: 2 planes on, or 32 bytes along a swizzled row.
-            const window = (r * spec.dilation_h * L.planeColumns + this.ldsColumn(s * spec.dilation_w)) * L.rowBytes;
-            const aStep = ((L.swizzle ? 32 * kk : 2 * kk * L.planeBytes) + window) / 16;
-            const wStep = (L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
-            const wDesc = b.add(d.w, BigInt(wStep));
-            for (let j = 0; j < this.blocksPerGroup; j++) {
-              out[j] = wg.mma(b, { n: this.n, dtype: spec.dtype === 'bf16' ? 'bf16' : 'f16', a: b.add(d.a[j]!, BigInt(aStep)), b: wDesc, acc: out[j]! });
-            }
-          }
+      const out = issue(stage, acc);
       wg.commit(b);
       then?.();
       wg.wait(b, leave);
@@ -198,9 +185,10 @@ class WgmmaConvBuilder {
     const stages = this.layout.stages;
     const inFlight = stages >= 3 ? 1 : 0;
     const ahead = stages - 1 - inFlight;
-    const q = this.n / 2;
-    const init: Value[] = Array.from({ length: this.blocksPerGroup * q }, () => zero(f32));
-    const unflat = (v: readonly Value[]) => Array.from({ length: this.blocksPerGroup }, (_, j) => v.slice(j * q, (j + 1) * q));
+    const lengths = this.accLengths();
+    const init: Value[] = Array.from({ length: lengths.reduce((a, n) => a + n, 0) }, () => zero(f32));
+    const starts = lengths.map((_, j) => lengths.slice(0, j).reduce((a, n) => a + n, 0));
+    const unflat = (v: readonly Value[]) => lengths.map((n, j) => v.slice(starts[j], starts[j]! + n));
     for (let c = 0; c < ahead; c++) copyChunk(b.i32(c), b.i32(c));
     const looped = b.forLoop({ from: 0, to: trips, carried: init, name: 'chunk' }, (i, acc) => {
       cp.wait(b, ahead - 1);
@@ -217,8 +205,58 @@ class WgmmaConvBuilder {
     this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx });
   }
 
+  /** Accumulators per thread, as arrays of one wgmma's n/2 each: one per m-block of this warpgroup. */
+  protected accLengths(): number[] {
+    return Array.from({ length: this.blocksPerGroup }, () => this.n / 2);
+  }
+
+  /**
+   * The wgmmas of one staged chunk: per tap and k-step, one per m-block of the warpgroup, all
+   * sharing the weights' descriptor. Returns a function of the stage and the accumulators that
+   * computes the stage's descriptors, fences and issues (the caller commits).
+   */
+  protected chunkIssuer(b: Builder, at: (off: Value) => Value, xBase: (stage: Value) => Value, wBase: (stage: Value) => Value, wgM: Value, wgN: Value) {
+    const { spec, wg } = this;
+    const L = this.layout;
+    // ---- descriptors: one base per stage and warpgroup; taps and k-steps add constants (16-byte units)
+    // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
+    const blockOffsets = this.blockOffsets(b, wgN);
+    const channelOffset = b.mul(wgM, this.n * L.rowBytes);
+    // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W). LBO =
+    // the next 8 channels: one plane (X) or tile_k rows (W); unused (16) for swizzled K-major rows.
+    const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
+    const xLbo = L.swizzle ? 16 : L.planeBytes;
+    const wLbo = L.swizzle ? 16 : spec.tile_k * ROW;
+    const descs = (stage: Value) => {
+      const xs = xBase(stage);
+      const ws = wBase(stage);
+      const a = blockOffsets.map((off) => wg.descriptor(b, at(b.add(xs, off)), xLbo, spec.stride_h * L.planeColumns * L.rowBytes, layout));
+      const w = wg.descriptor(b, at(b.add(ws, channelOffset)), wLbo, 8 * L.rowBytes, layout);
+      return { a, w };
+    };
+    return (stage: Value, acc: Value[][]): Value[][] => {
+      const d = descs(stage);
+      const out = acc.map((a) => [...a]);
+      wg.fence(b);
+      for (let r = 0; r < spec.R; r++)
+        for (let s = 0; s < spec.S; s++)
+          for (let kk = 0; kk < spec.ck / 16; kk++) {
+            const tap = r * spec.S + s;
+            // A k-step is 16 channels: 2 planes on, or 32 bytes along a swizzled row.
+            const window = (r * spec.dilation_h * L.planeColumns + this.ldsColumn(s * spec.dilation_w)) * L.rowBytes;
+            const aStep = ((L.swizzle ? 32 * kk : 2 * kk * L.planeBytes) + window) / 16;
+            const wStep = (L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
+            const wDesc = b.add(d.w, BigInt(wStep));
+            for (let j = 0; j < this.blocksPerGroup; j++) {
+              out[j] = wg.mma(b, { n: this.n, dtype: spec.dtype === 'bf16' ? 'bf16' : 'f16', a: b.add(d.a[j]!, BigInt(aStep)), b: wDesc, acc: out[j]! });
+            }
+          }
+      return out;
+    };
+  }
+
   /** Byte offset in an X stage of each of this warpgroup's m-blocks (tap 0, channel plane 0). */
-  private blockOffsets(b: Builder, gn: Value): Value[] {
+  protected blockOffsets(b: Builder, gn: Value): Value[] {
     const { spec } = this;
     const blocksW = spec.tile_w / 8;
     const out: Value[] = [];
@@ -240,12 +278,12 @@ class WgmmaConvBuilder {
    * (swizzle128 on the whole offset) is the same function but benchmarks slower on sm_90, so the
    * kernel keeps this one.
    */
-  private swizzledRow(b: Builder, row: Value, chunk: Value, name: string): Value {
+  protected swizzledRow(b: Builder, row: Value, chunk: Value, name: string): Value {
     return b.add(b.mul(row, this.layout.rowBytes), b.shl(b.xor(chunk, b.and(row, 7)), 4), name);
   }
 
   /** M-block `q` of the tile: its image inside the tile (undefined for tile_n 1), block row and block column. */
-  private blockAt(b: Builder, q: Value): { image: Value | undefined; bh: Value; bw: Value } {
+  protected blockAt(b: Builder, q: Value): { image: Value | undefined; bh: Value; bw: Value } {
     const { spec } = this;
     const blocksW = spec.tile_w / 8;
     const perImage = (spec.tile_h / 8) * blocksW;
@@ -254,7 +292,7 @@ class WgmmaConvBuilder {
   }
 
   /** X slots: vector v = (pixel, 8-channel group), channel group fastest (a pixel's ck channels are contiguous in NHWC). */
-  private xSlots(b: Builder, tid: Value, place: TileOrigin | PixelTileOrigin, c0: Value, cEnd: Value | undefined): Slot[] {
+  protected xSlots(b: Builder, tid: Value, place: TileOrigin | PixelTileOrigin, c0: Value, cEnd: Value | undefined): Slot[] {
     const { spec, g } = this;
     const slots: Slot[] = [];
     for (let j = 0; j < g.xPasses; j++) {
@@ -272,12 +310,12 @@ class WgmmaConvBuilder {
   }
 
   /** Channel tails: the slot's room before the end of the reduced channels (see {@link Slot.room}). */
-  private room(b: Builder, cEnd: Value | undefined, group: Value, c0: Value, name: string): { room?: Value } {
+  protected room(b: Builder, cEnd: Value | undefined, group: Value, c0: Value, name: string): { room?: Value } {
     return cEnd ? { room: b.sub(cEnd, b.add(b.mul(group, 8), c0), name) } : {};
   }
 
   /** W slots: vector v = (tap, output channel, 8-channel group), channel group fastest (contiguous in KRSC). */
-  private wSlots(b: Builder, tid: Value, kBase: Value, c0: Value, cEnd: Value | undefined): Slot[] {
+  protected wSlots(b: Builder, tid: Value, kBase: Value, c0: Value, cEnd: Value | undefined): Slot[] {
     const { spec } = this;
     const groups = spec.ck / 8;
     const RS = spec.R * spec.S;
@@ -308,11 +346,7 @@ class WgmmaConvBuilder {
    * of the m-block (output row 2w or 2w+1, column l/4) and channels 8*(i>>2) + 2*(l%4) + {0,1}:
    * two adjacent channels, stored together (NHWK; split_c writes fp32 to its workspace slice).
    */
-  private emitEpilogue(
-    b: Builder,
-    accs: Value[][],
-    o: { tid: Value; wgM: Value; wgN: Value; place: TileOrigin | PixelTileOrigin; kBase: Value; Ho: Value; Wo: Value; K: Value; splitIdx: Value | undefined },
-  ): void {
+  protected emitEpilogue(b: Builder, accs: Value[][], o: WgmmaTileOrigin): void {
     const { spec, t, args } = this;
     const split = spec.variant === 'split_c';
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;

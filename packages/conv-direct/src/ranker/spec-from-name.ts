@@ -23,7 +23,7 @@ const NAME = new RegExp(
     `a(?<atom>${alt(ATOM_NAMES)})`,
     'lp(?<lp>\\d+)(?<db>_db)?',
     'cs(?<cs>[01])x(?<xcds>\\d+)x(?<chunk>\\d+)',
-    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?$',
+    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?$',
   ].join('_'),
 );
 
@@ -68,6 +68,7 @@ export function specFromKernelName(name: string): SpecResult {
     tile_n: opt('tn') ?? 1,
     c_tail: opt('ct') ?? 0,
     k_tail: g['kt'] !== undefined,
+    ...(g['whole'] !== undefined ? { whole_map: true } : {}),
   };
   const parsed = parseSpec(spec);
   if (!parsed.ok) return parsed;
