@@ -29,6 +29,12 @@ export const AOT_CAPABILITIES: readonly Capability[] = [
   { R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 },
 ];
 
+/** The pointwise variant's AOT rows: unpadded 1x1 at stride 1 and 2 (3x3 rows have no pointwise spec). */
+export const POINTWISE_AOT_CAPABILITIES: readonly Capability[] = [
+  { R: 1, S: 1, stride_h: 1, stride_w: 1, pad_h: 0, pad_w: 0, dilation_h: 1, dilation_w: 1 },
+  { R: 1, S: 1, stride_h: 2, stride_w: 2, pad_h: 0, pad_w: 0, dilation_h: 1, dilation_w: 1 },
+];
+
 export const TILE_H_CHOICES = [8, 16] as const;
 export const TILE_K_CHOICES = [32, 64, 128, 256] as const;
 /** The grouped grid also offers tile_k 16 (16-row atoms), so cpg/kpg = 16 groups run unmerged. */
@@ -377,7 +383,8 @@ export function aotCandidates(
   variant: Variant = 'dense',
   extra: Omit<GridOptions, 'variant' | 'dtype' | 'capability' | 'wo'> = {},
 ): CandidateSet {
-  const specs = AOT_CAPABILITIES.flatMap((capability) => candidateGrid(target, { ...extra, variant, dtype, capability, wo: null }));
+  const capabilities = variant === 'pointwise' ? POINTWISE_AOT_CAPABILITIES : AOT_CAPABILITIES;
+  const specs = capabilities.flatMap((capability) => candidateGrid(target, { ...extra, variant, dtype, capability, wo: null }));
   return filterCandidates(specs, aotProbe);
 }
 

@@ -96,6 +96,7 @@ export {
 export { SPILL_BUDGET_FRACTION, registerEstimate, spillFilter, spillReason, type RegisterEstimate } from './spill.js';
 export {
   AOT_CAPABILITIES,
+  POINTWISE_AOT_CAPABILITIES,
   AOT_PROBE_CHANNELS,
   AOT_PROBE_GROUPS,
   CK_CHOICES,

@@ -3,7 +3,7 @@
  * launch grid over flat pixel tiles, its candidates and their place in the selection.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultVariant, problemCandidates } from './candidates.js';
+import { aotCandidates, defaultVariant, problemCandidates } from './candidates.js';
 import { launchGrid } from './grid.js';
 import { pointwisePixelUtilization } from './pointwise.js';
 import { estimateCost } from './cost-model.js';
@@ -93,5 +93,13 @@ describe('pointwise in the cost model', () => {
     expect(estimateCost(spec, p).facts.tileUtilization).toBeCloseTo(1, 12);
     // The windowed twin computes 2 images of 16 x 8 rows for 8 x 8 maps: half of it is padding.
     expect(estimateCost({ ...spec, variant: 'dense' }, p).facts.tileUtilization).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('pointwise AOT grid', () => {
+  it('is the pointwise tiles of unpadded 1x1 at strides 1 and 2', () => {
+    const aot = aotCandidates('sm_90', 'bf16', 'pointwise').valid;
+    expect(aot.length).toBeGreaterThan(0);
+    expect(new Set(aot.map((s) => `${s.variant} ${s.R}x${s.S} s${s.stride_h} p${s.pad_h}`))).toEqual(new Set(['pointwise 1x1 s1 p0', 'pointwise 1x1 s2 p0']));
   });
 });
