@@ -1,8 +1,9 @@
 /**
  * How a kernel writes its output tile, which sets how many bytes one group of lanes writes
- * contiguously: the MMA kernel stages a bare tile through LDS and stores whole 16-byte vectors of
- * 8 channels; a fused epilogue, output-channel tails or a tile larger than the LDS store straight
- * from the accumulators (one element per lane and pixel); the warpgroup kernel stores its
+ * contiguously: the MMA kernel stages its tile through LDS (fp32 under a fused epilogue, which then
+ * runs on each vector) and stores whole 16-byte vectors of 8 channels; output-channel tails or a
+ * tile larger than the LDS store straight from the accumulators (one element per lane and pixel),
+ * as does a fused epilogue there; the warpgroup kernel stores its
  * accumulators' channel pairs (four lanes cover 8 channels of a pixel).
  */
 import { ELEMENT_BYTES } from './problem.js';
@@ -15,15 +16,23 @@ export function outputElementBytes(spec: Spec): number {
   return spec.variant === 'split_c' ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
 }
 
-/** Elements between staged output pixels in LDS: tile_k plus one 16-byte vector against bank conflicts. */
-export function stagedOutputStride(spec: Spec): number {
-  return spec.tile_k + 16 / outputElementBytes(spec);
+/**
+ * Bytes of one element of the LDS output tile: the stored element, or fp32 under a fused epilogue
+ * (it runs on the staged values after the LDS read, so the accumulators are rounded once).
+ */
+export function stagedElementBytes(spec: Spec): number {
+  return spec.epilogue ? WORKSPACE_ELEMENT_BYTES : outputElementBytes(spec);
 }
 
-/** Whether the per-wave MMA kernel stages its output tile through LDS (bare stores, no tails, the tile fits). */
+/** Elements between staged output pixels in LDS: tile_k plus one 16-byte vector against bank conflicts. */
+export function stagedOutputStride(spec: Spec): number {
+  return spec.tile_k + 16 / stagedElementBytes(spec);
+}
+
+/** Whether the per-wave MMA kernel stages its output tile through LDS (no tails, the tile fits). */
 export function stagesOutputInLds(spec: Spec): boolean {
-  const tileBytes = outputElementBytes(spec) * spec.tile_n * spec.tile_h * spec.tile_w * stagedOutputStride(spec);
-  return !spec.epilogue && !spec.k_tail && tileBytes <= specGeometry(spec).ldsBytes;
+  const tileBytes = stagedElementBytes(spec) * spec.tile_n * spec.tile_h * spec.tile_w * stagedOutputStride(spec);
+  return !spec.k_tail && tileBytes <= specGeometry(spec).ldsBytes;
 }
 
 /** Contiguous output bytes one store instruction's lanes write per pixel. */

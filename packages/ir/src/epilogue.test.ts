@@ -18,8 +18,11 @@ const PARAMS = { alpha: 0.5, beta: -0.75, slope: 0.125, lo: -1.5, hi: 2.5 };
 
 const ARG_TYPES: Record<'ptr' | 'i32' | 'f32', Type> = { ptr: ptr(1), i32, f32 };
 
-/** A kernel: thread i reads acc[4i .. 4i+3], applies the epilogue at channel 4i % K, element 4i, and stores fp32. */
-function epilogueKernel(target: TargetName, e: Epilogue, dtype: 'fp16' | 'bf16', m?: Module): Module {
+/**
+ * A kernel: thread i reads acc[4i .. 4i+3], applies the epilogue at channel 4i % K, element 4i, and
+ * stores fp32 — as one run through `apply`, or (`storeAll`) as four one-element stores.
+ */
+function epilogueKernel(target: TargetName, e: Epilogue, dtype: 'fp16' | 'bf16', m?: Module, stores: 'apply' | 'storeAll' = 'apply'): Module {
   const t = getTarget(target);
   const mod = m ?? t.createModule();
   const params = [
@@ -33,8 +36,15 @@ function epilogueKernel(target: TargetName, e: Epilogue, dtype: 'fp16' | 'bf16',
   const accBuf = t.globalBuffer(b, b.arg('acc'), b.i32(COUNT * 4));
   const outBuf = t.globalBuffer(b, b.arg('out'), b.i32(COUNT * 4));
   const acc = t.globalLoad(b, accBuf, b.mul(first, 4), vec(RUN, f32), { align: 16 });
-  const y = ep.apply(b, acc, { channel: b.urem(first, K), element: first });
-  t.globalStore(b, outBuf, b.mul(first, 4), y, { align: 16 });
+  if (stores === 'apply') {
+    const y = ep.apply(b, acc, { channel: b.urem(first, K), element: first });
+    t.globalStore(b, outBuf, b.mul(first, 4), y, { align: 16 });
+  } else {
+    ep.storeAll(b, Array.from({ length: RUN }, (_, i) => () => {
+      const element = b.add(first, i);
+      return { acc: b.extractElement(acc, i), at: { channel: b.urem(element, K), element }, store: (bb, v) => t.globalStore(bb, outBuf, bb.mul(element, 4), v, { align: 4 }) };
+    }));
+  }
   b.ret();
   return mod;
 }
@@ -58,14 +68,14 @@ const kindOf = (dtype: 'fp16' | 'bf16') => (dtype === 'fp16' ? 'half' : 'bfloat'
 const toBits = (v: number, dtype: 'fp16' | 'bf16') => encodeFloat16(v, kindOf(dtype));
 const fromBits = (bits: number, dtype: 'fp16' | 'bf16') => decodeFloat16(bits, kindOf(dtype));
 
-function run(target: TargetName, e: Epilogue, dtype: 'fp16' | 'bf16') {
+function run(target: TargetName, e: Epilogue, dtype: 'fp16' | 'bf16', stores: 'apply' | 'storeAll' = 'apply') {
   const acc = Float32Array.from({ length: COUNT }, (_, i) => ((i * 37) % 41) / 2.5 - 8); // [-8, 8]
   const biasValues = Array.from({ length: K }, (_, k) => (k - 3.5) / 2);
   const bias = e.bias === 'fp32' ? Float32Array.from(biasValues, (v) => v + 2 ** -12) : Uint16Array.from(biasValues, (v) => toBits(v, dtype));
   const residual = Uint16Array.from({ length: COUNT }, (_, i) => toBits(((i * 13) % 17) / 4 - 2, dtype));
   const out = new Float32Array(COUNT);
   const args: Record<string, unknown> = { acc, out, bias, residual, bias_bytes: bias.byteLength, residual_bytes: residual.byteLength, ...PARAMS };
-  const m = epilogueKernel(target, e, dtype);
+  const m = epilogueKernel(target, e, dtype, undefined, stores);
   const fn = m.functions.find((f) => f.blocks.length > 0)!;
   const named = Object.fromEntries(fn.args.map((a) => [a.name, args[a.name]])) as Record<string, never>;
   interpret(m, fn.name, { target, grid: [1, 1, 1], block: [THREADS, 1, 1], args: named });
@@ -86,8 +96,8 @@ describe('openEpilogue: the store epilogue in the interpreter', () => {
       { act: 'gelu', bias: 'none', residual: false } as Epilogue,
     ]) {
       it(`${target} ${epilogueTag(e)}`, () => {
-        for (const dtype of ['bf16', 'fp16'] as const) {
-          const { out, expected } = run(target, e, dtype);
+        for (const [dtype, stores] of [['bf16', 'apply'], ['fp16', 'apply'], ['bf16', 'storeAll']] as const) {
+          const { out, expected } = run(target, e, dtype, stores);
           for (let i = 0; i < COUNT; i++) {
             // fp32 evaluation of an fp64 formula: a few fp32 roundings of values up to ~10.
             expect(Math.abs(out[i]! - expected[i]!), `${dtype} element ${i}: ${out[i]} vs ${expected[i]}`).toBeLessThan(1e-5 * (1 + Math.abs(expected[i]!)) + 4e-6);
@@ -103,6 +113,13 @@ describe('openEpilogue: the store epilogue in the interpreter', () => {
     const gelu = run('gfx950', { act: 'gelu', bias: 'fp32', residual: true }, 'bf16').out;
     expect(out.filter((v, i) => Math.abs(v - noBias[i]!) > 1e-3).length).toBeGreaterThan(COUNT / 2);
     expect(out.filter((v, i) => Math.abs(v - gelu[i]!) > 1e-3).length).toBeGreaterThan(COUNT / 4);
+  });
+
+  it('storeAll reads every bias and residual run of a batch before its first store', () => {
+    const ir = printModule(epilogueKernel('gfx950', { act: 'silu', bias: 'fp32', residual: true }, 'bf16', undefined, 'storeAll'));
+    const order = [...ir.matchAll(/call \S+ @llvm\.amdgcn\.raw\.ptr\.buffer\.(load|store)\.(\w+)/g)].map((x) => `${x[1]}.${x[2]}`);
+    // 4 bias and 4 residual reads (after the accumulators' vector load), then the 4 stores.
+    expect(order).toEqual([...Array.from({ length: 4 }, () => ['load.f32', 'load.bf16']).flat(), ...Array(4).fill('store.f32')]);
   });
 
   it('is nothing at all when bare: no arguments, no name part, the value passes through', () => {

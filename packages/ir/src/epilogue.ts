@@ -93,6 +93,13 @@ export interface EpiloguePosition {
   readonly bias?: readonly Value[];
 }
 
+/** One fused store: an fp32 run, where it sits, and how the kernel stores the finished (still fp32) run. */
+export interface EpilogueStore {
+  readonly acc: Value;
+  readonly at: EpiloguePosition;
+  readonly store: (b: Builder, value: Value) => void;
+}
+
 /** An epilogue opened in one kernel: its arguments read once, applied at each store. */
 export interface StoreEpilogue {
   readonly epilogue: Epilogue;
@@ -101,9 +108,26 @@ export interface StoreEpilogue {
    * Bias and residual are read as runs at `at` (out-of-range reads give zero, as for the store they feed).
    */
   apply(b: Builder, acc: Value, at: EpiloguePosition): Value;
+  /**
+   * A thread's stores through the epilogue, its bias and residual reads issued ahead of them: in
+   * batches that hold at most {@link PREFETCH_REGISTERS} registers of reads, every read of a batch
+   * precedes the batch's first store. Interleaved, each read would sit behind the previous store in
+   * program order, which neither LLVM nor ptxas may reorder (the buffers may alias y), so every
+   * store would expose a full memory latency. Each store is made (its address math emitted) as its
+   * batch forms, so a thread holds the addresses of one batch, not of all its stores.
+   */
+  storeAll(b: Builder, stores: readonly (() => EpilogueStore)[]): void;
   /** The fp32 bias of `n` consecutive channels from `channel`, for {@link EpiloguePosition.bias}; undefined without a bias. */
   loadBias(b: Builder, channel: Value, n: number): Value[] | undefined;
 }
+
+/**
+ * 32-bit registers of bias and residual a thread reads ahead of its stores: two 16-byte vectors (or
+ * eight channel pairs) in flight per thread, 32 bytes, which over the threads of an SM's resident
+ * blocks already covers the memory's bandwidth-latency product; more would hold registers that the
+ * largest-accumulator kernels do not have (a 128-accumulator wgmma tile spills at 16).
+ */
+export const PREFETCH_REGISTERS = 8;
 
 const LOG2E = Math.LOG2E;
 const GELU_K1 = -2 * Math.LOG2E * Math.sqrt(2 / Math.PI);
@@ -117,44 +141,87 @@ const MAX_LOAD_BYTES = 16;
  */
 export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' | 'bf16'): StoreEpilogue {
   const outType = dtype === 'bf16' ? bfloat : half;
-  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc, loadBias: () => undefined };
+  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc, storeAll: (bb, stores) => stores.forEach((make) => { const s = make(); s.store(bb, s.acc); }), loadBias: () => undefined };
   const bias = e.bias === 'none' ? undefined : { buf: t.globalBuffer(b, b.arg('bias'), b.arg('bias_bytes')), type: e.bias === 'fp32' ? f32 : outType };
   const residual = e.residual ? t.globalBuffer(b, b.arg('residual'), b.arg('residual_bytes')) : undefined;
   const alpha = b.arg('alpha');
   const beta = e.residual ? b.arg('beta') : undefined;
   const params = { slope: e.act === 'leaky_relu' ? b.arg('slope') : undefined, lo: e.act === 'clamp' ? b.arg('lo') : undefined, hi: e.act === 'clamp' ? b.arg('hi') : undefined };
+  const runOf = (acc: Value) => (acc.type.kind === 'vector' ? acc.type.count : 1);
+  const loadBias = (bb: Builder, channel: Value, n: number) => (bias ? loadRun(t, bb, bias.buf, channel, bias.type, n, (l) => widen(bb, [l])) : undefined);
+  // The residual stays as loaded (half the registers while it waits) until `finish` widens it.
+  const loadResidual = (bb: Builder, element: Value, n: number) => (residual ? loadRun(t, bb, residual, element, outType, n, (l) => [l]) : undefined);
+  const valuesOf = (bb: Builder, acc: Value) => (runOf(acc) === 1 ? [acc] : bb.elements(acc));
+  /** The epilogue of the run `values` with its reads done: the fp32 bias and the residual as loaded. */
+  const finish = (bb: Builder, values: Value[], biasRun: Value[] | undefined, residualRun: Value[] | undefined) => {
+    const n = values.length;
+    const r = residualRun ? widen(bb, residualRun) : undefined;
+    const out = values.map((v, i) => {
+      let z = bb.fmul(v, alpha);
+      if (biasRun) z = bb.fadd(z, biasRun[i]!);
+      if (r && beta) z = bb.fadd(z, bb.fmul(r[i]!, beta));
+      return activate(bb, e.act, z, params);
+    });
+    return n === 1 ? out[0]! : bb.vector(out);
+  };
   return {
     epilogue: e,
-    loadBias: (bb, channel, n) => (bias ? loadRun(t, bb, bias.buf, channel, bias.type, n) : undefined),
+    loadBias,
     apply(bb, acc, at) {
-      const n = acc.type.kind === 'vector' ? acc.type.count : 1;
-      const values = n === 1 ? [acc] : bb.elements(acc);
-      const biasRun = bias ? (at.bias ?? loadRun(t, bb, bias.buf, at.channel, bias.type, n)) : undefined;
-      const residualRun = residual ? loadRun(t, bb, residual, at.element, outType, n) : undefined;
-      const out = values.map((v, i) => {
-        let z = bb.fmul(v, alpha);
-        if (biasRun) z = bb.fadd(z, biasRun[i]!);
-        if (residualRun && beta) z = bb.fadd(z, bb.fmul(residualRun[i]!, beta));
-        return activate(bb, e.act, z, params);
-      });
-      return n === 1 ? out[0]! : bb.vector(out);
+      const values = valuesOf(bb, acc);
+      return finish(bb, values, at.bias ? [...at.bias] : loadBias(bb, at.channel, values.length), loadResidual(bb, at.element, values.length));
+    },
+    storeAll(bb, stores) {
+      const registers = (s: EpilogueStore) =>
+        (residual ? runRegisters(outType, runOf(s.acc)) : 0) + (bias && !s.at.bias ? runRegisters(bias.type, runOf(s.acc)) : 0);
+      let batch: EpilogueStore[] = [];
+      let held = 0;
+      const flush = () => {
+        const read = batch.map((s) => ({
+          bias: s.at.bias ? [...s.at.bias] : loadBias(bb, s.at.channel, runOf(s.acc)),
+          residual: loadResidual(bb, s.at.element, runOf(s.acc)),
+        }));
+        batch.forEach((s, i) => s.store(bb, finish(bb, valuesOf(bb, s.acc), read[i]!.bias, read[i]!.residual)));
+        batch = [];
+        held = 0;
+      };
+      for (const make of stores) {
+        const s = make();
+        const need = registers(s);
+        if (batch.length > 0 && held + need > PREFETCH_REGISTERS) flush();
+        batch.push(s);
+        held += need;
+      }
+      flush();
     },
   };
 }
 
-/** `n` consecutive elements of `type` from element `first` of `buf`, as fp32 scalars (loads of up to 16 bytes). */
-function loadRun(t: Target, b: Builder, buf: GlobalBuffer, first: Value, type: Type, n: number): Value[] {
-  const wide = type.kind === 'float' && type.name === 'float';
-  const bytes = wide ? 4 : 2;
+/** `n` consecutive elements of `type` from element `first` of `buf` in loads of up to 16 bytes, each passed through `each` as it is loaded. */
+function loadRun(t: Target, b: Builder, buf: GlobalBuffer, first: Value, type: Type, n: number, each: (loaded: Value) => Value[]): Value[] {
+  const bytes = isF32(type) ? 4 : 2;
   const per = Math.min(n, MAX_LOAD_BYTES / bytes);
   const out: Value[] = [];
   for (let i = 0; i < n; i += per) {
     const count = Math.min(per, n - i);
     const offset = b.mul(i === 0 ? first : b.add(first, i), bytes);
-    const loaded = t.globalLoad(b, buf, offset, count === 1 ? type : vec(count, type), { align: bytes * count });
-    for (const v of count === 1 ? [loaded] : b.elements(loaded)) out.push(wide ? v : b.fpext(v, f32));
+    out.push(...each(t.globalLoad(b, buf, offset, count === 1 ? type : vec(count, type), { align: bytes * count })));
   }
   return out;
+}
+
+/** 32-bit registers that a run of `n` elements of `type` holds as loaded (a lone 2-byte element takes a whole one). */
+function runRegisters(type: Type, n: number): number {
+  return Math.ceil((n * (isF32(type) ? 4 : 2)) / 4);
+}
+
+/** Loaded runs as fp32 scalars. */
+function widen(b: Builder, loaded: readonly Value[]): Value[] {
+  return loaded.flatMap((l) => (l.type.kind === 'vector' ? b.elements(l) : [l])).map((v) => (isF32(v.type) ? v : b.fpext(v, f32)));
+}
+
+function isF32(type: Type): boolean {
+  return type.kind === 'float' && type.name === 'float';
 }
 
 /** act(z) in fp32. */

@@ -33,8 +33,8 @@ export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './golde
 export * from './interp/index.js';
 export { validateModule } from './validate.js';
 export { kernargLayout } from './kernarg.js';
-export { ACTIVATIONS, BIAS_KINDS, NO_EPILOGUE, epilogueKernargs, epilogueTag, isBareEpilogue, openEpilogue } from './epilogue.js';
-export type { Activation, BiasKind, Epilogue, EpilogueKernarg, EpiloguePosition, StoreEpilogue } from './epilogue.js';
+export { ACTIVATIONS, BIAS_KINDS, NO_EPILOGUE, epilogueKernargs, epilogueTag, isBareEpilogue, openEpilogue, PREFETCH_REGISTERS } from './epilogue.js';
+export type { Activation, BiasKind, Epilogue, EpilogueKernarg, EpiloguePosition, EpilogueStore, StoreEpilogue } from './epilogue.js';
 export type { KernargLayout, KernargSlot } from './kernarg.js';
 export { parseFamilySpec } from './family.js';
 export type { BuiltKernel, Family, KernelCandidate } from './family.js';

@@ -247,9 +247,17 @@ function emitStores(
       // K even and k even: the pair is wholly inside K or wholly outside.
       const inK = b.icmp('ult', k, K);
       const bias = epilogue?.loadBias(b, k, P);
+      if (epilogue) {
+        // Every residual read of a batch ahead of its stores (StoreEpilogue.storeAll).
+        epilogue.storeAll(b, pixels.map((px) => () => {
+          const off = b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET);
+          const store = (bb: Builder, v: Value) => t.globalStore(bb, yBuf, off, bb.bitcast(bb.fptrunc(v, vec(P, elem)), vec(P, i16)), { align: P * E });
+          return { acc: px.acc, at: { channel: k, element: px.elem, ...(bias ? { bias } : {}) }, store };
+        }));
+        return [];
+      }
       for (const px of pixels) {
-        const value = epilogue ? epilogue.apply(b, px.acc, { channel: k, element: px.elem, ...(bias ? { bias } : {}) }) : px.acc;
-        t.globalStore(b, yBuf, b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET), b.bitcast(b.fptrunc(value, vec(P, elem)), vec(P, i16)), { align: P * E });
+        t.globalStore(b, yBuf, b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET), b.bitcast(b.fptrunc(px.acc, vec(P, elem)), vec(P, i16)), { align: P * E });
       }
       return [];
     },

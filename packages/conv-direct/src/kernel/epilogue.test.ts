@@ -64,6 +64,23 @@ describe('dense: every activation with bias and residual, on gfx950 (MFMA) and s
   }
 });
 
+describe('mma builders: the fused store through the fp32 LDS tile, and direct where that tile does not fit', () => {
+  const pointwise = (o: Partial<Problem> = {}) => small({ R: 1, S: 1, padH: 0, padW: 0, ...o });
+  const oneByOne = { R: 1, S: 1, pad_h: 0, pad_w: 0 } as const;
+  it.each([
+    ['sm_90 3x3 t8x16x32, two images per tile', sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2, double_buffer: true, epilogue: full }), small({ N: 3 }), 'lds-staged'],
+    ['gfx950 3x3 t8x16x32 (16x16x32), two images per tile', gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2, tile_n: 2, epilogue: full }), small({ N: 3 }), 'lds-staged'],
+    ['gfx950 3x3 t8x32x64 (32x32x16)', gfx950Spec({ epilogue: full }), small({ W: 20 }), 'direct'],
+    ['sm_90 1x1 ck16 t8x16x64 single-buffered', sm90Spec({ ...oneByOne, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), 'direct'],
+    ['gfx950 1x1 ck16 t8x16x64 (16x16x32)', gfx950Spec({ ...oneByOne, atom: '16x16x32', tile_w: 16, tile_k: 64, ck: 32, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), 'direct'],
+  ] as const)('%s', (_, spec, p, store) => {
+    expect(buildConvKernel(spec).epilogue).toBe(store);
+    const { y, d } = runFused(spec, p);
+    expect(check(p, y, full, d)).toEqual({ count: 0, first: null });
+    expect(check(p, y, full, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
+  });
+});
+
 describe('the check is not vacuous', () => {
   it('a dropped bias and each other activation fail on the same output', () => {
     const e: Epilogue = { act: 'hard_swish', bias: 'fp32', residual: true };

@@ -18,6 +18,7 @@ import {
   voidT,
   zero,
   type Builder,
+  type EpilogueStore,
   type GlobalBuffer,
   type MmaAtom,
   type Target,
@@ -28,7 +29,7 @@ import { residency } from '../residency.js';
 import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
-import { outputElementBytes, stagedOutputStride, stagesOutputInLds } from '../store-path.js';
+import { outputElementBytes, stagedElementBytes, stagedOutputStride, stagesOutputInLds } from '../store-path.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
 import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
@@ -140,6 +141,8 @@ class MmaConvBuilder {
   private readonly outStride: number;
   /** Bytes per output element: 2 (y) or 4 (split_c's fp32 workspace). */
   private readonly outBytes: number;
+  /** Bytes per element of the LDS output tile: 4 (fp32) for split_c and for a fused epilogue, else 2. */
+  private readonly stageBytes: number;
   /** Vector elements of one weight staging slot, and of the pieces it loads in. */
   private readonly wSlotElems: number;
   private readonly wPieceElems: number;
@@ -175,11 +178,11 @@ class MmaConvBuilder {
     const async = usesAsyncCopy(spec);
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
     this.schedule = async ? 'async-copy' : 'register-prefetch';
-    // split_c stages fp32 partials: 4-byte elements, 16-byte vectors of 4.
+    // split_c and a fused epilogue stage fp32: 4-byte elements, 16-byte vectors of 4.
     this.outBytes = outputElementBytes(spec);
+    this.stageBytes = stagedElementBytes(spec);
     this.outStride = stagedOutputStride(spec);
-    // A fused epilogue runs on the fp32 runs each lane holds, and output-channel tails store
-    // channel by channel: such kernels store directly.
+    // Output-channel tails store channel by channel: such kernels store directly.
     this.stagedEpilogue = stagesOutputInLds(spec);
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
   }
@@ -670,34 +673,38 @@ class MmaConvBuilder {
    * `[pixel][tile_k + 8]`, then the workgroup stores it as 16-byte vectors of 8 channels, a pixel's
    * channels contiguous (NHWK), so global writes are coalesced whatever the atom's C layout
    * (mma.sync lanes hold one channel per pixel pair). Used when the tile fits in the LDS the kernel
-   * already has; bounds checks go through the sentinel as in {@link emitEpilogue}.
+   * already has; bounds checks go through the sentinel as in {@link emitEpilogue}. A fused epilogue
+   * stages fp32 and runs on each 16-byte vector's channels after the LDS read, so its bias and
+   * residual are read as the same whole vectors the store writes.
    */
   private emitStagedEpilogue(b: Builder, accs: Value[], o: EpilogueInputs, tid: Value, ldsAt: (o: Value) => Value): void {
     const { spec, g, atom, t, args } = this;
     const split = spec.variant === 'split_c';
     const E = this.outBytes;
+    const S = this.stageBytes;
     const outElem = split ? f32 : spec.dtype === 'bf16' ? bfloat : half;
+    const stageElem = S === E ? outElem : f32;
     const perVec = 16 / E; // elements per 16-byte vector
-    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, perVec);
+    const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, 16 / S);
     const laneRuns = runs.map((r) => {
       const c = atom.cAt(b, o.lane, r.start);
       // Tile pixel (row-major over tile_h x tile_w) and tile channel of the run's first element.
       const pix = b.add(b.mul(b.mul(o.wn, g.rowsPerWave), spec.tile_w), c.col);
       const kt = b.add(b.mul(o.wm, g.mTilesPerWave * atom.m), c.row);
-      return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), E, 'out.lds') };
+      return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), S, 'out.lds') };
     });
-    const convert = (v: Value, count: number) => (split ? v : b.fptrunc(v, count === 1 ? outElem : vec(count, outElem)));
+    const convert = (v: Value, count: number) => (stageElem === f32 ? v : b.fptrunc(v, count === 1 ? outElem : vec(count, outElem)));
     // Every wave is done reading the staged chunks before the tile overwrites them.
     t.barrier(b);
     for (let mt = 0; mt < g.mTilesPerWave; mt++)
       for (let row = 0; row < g.rowsPerWave; row++)
         for (let cb = 0; cb < g.colBlocks; cb++) {
           const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
-          const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * E;
+          const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * S;
           for (const { run, base } of laneRuns) {
             const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
             const val = convert(lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes), lanes.length);
-            b.store(val, ldsAt(b.add(base, off)), { align: E * run.length });
+            b.store(val, ldsAt(b.add(base, off)), { align: S * run.length });
           }
         }
     t.barrier(b);
@@ -714,7 +721,13 @@ class MmaConvBuilder {
     const perPixel = spec.tile_k / perVec;
     // Pixels of the tile's virtual rows (tile_n images of tile_h rows each).
     const vectors = spec.tile_n * spec.tile_h * spec.tile_w * perPixel;
-    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
+    const epilogue = openStoreEpilogue(t, b, spec);
+    const channelOf = (k: Value) => (o.kOffset ? b.add(o.kOffset, k) : k);
+    // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
+    const bias = epilogue && this.threads % perPixel === 0 ? epilogue.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec) : undefined;
+    const fused: (() => EpilogueStore)[] = [];
+    /** The thread's j-th 16-byte vector of the tile: its LDS value, y offset (sentinel when out of range), element and channel. */
+    const vectorAt = (j: number) => {
       let v = b.add(tid, j * this.threads, `out.v${j}`);
       const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
       // Threads past the tile re-read its last vector and store it nowhere.
@@ -723,10 +736,11 @@ class MmaConvBuilder {
       const pix = b.udiv(v, perPixel);
       let valid: Value;
       let elemOf: () => Value;
+      let k: Value;
       if (!window) {
         // Pointwise: the tile's pix-th flat pixel.
         const out = emitPixelOutput(b, args, o.place.flat!, pix);
-        const k = b.add(o.kBase, b.mul(kv, perVec));
+        k = b.add(o.kBase, b.mul(kv, perVec));
         valid = b.and(out.ok, b.icmp('ult', k, o.kLimit));
         elemOf = () => b.add(out.elem, k);
       } else {
@@ -742,16 +756,28 @@ class MmaConvBuilder {
           oh = b.add(window.oh0, b.urem(vrow, spec.tile_h));
         }
         const ow = b.add(window.ow0, b.urem(pix, spec.tile_w));
-        const k = b.add(o.kBase, b.mul(kv, perVec));
+        k = b.add(o.kBase, b.mul(kv, perVec));
         valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
         if (imageOk) valid = b.and(valid, imageOk);
         elemOf = () => b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
       }
       if (inTile) valid = b.and(valid, inTile);
-      const val = b.load(vec(perVec, outElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), E)), { align: 16 });
+      const val = b.load(vec(perVec, stageElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), S)), { align: 16 });
       const elem = elemOf();
-      t.globalStore(b, outBuf, b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), val, { align: 16 });
+      return { val, off: b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), elem, k };
+    };
+    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
+      if (!epilogue) {
+        const x = vectorAt(j);
+        t.globalStore(b, outBuf, x.off, x.val, { align: 16 });
+        continue;
+      }
+      fused.push(() => {
+        const x = vectorAt(j);
+        return { acc: x.val, at: { channel: channelOf(x.k), element: x.elem, ...(bias ? { bias } : {}) }, store: (bb, v) => t.globalStore(bb, outBuf, x.off, bb.fptrunc(v, vec(perVec, outElem)), { align: 16 }) };
+      });
     }
+    epilogue?.storeAll(b, fused);
   }
 
   /**
@@ -825,6 +851,7 @@ class MmaConvBuilder {
       const k = b.add(b.add(kWave, mt * atom.m), c.row);
       return o.kOffset ? b.add(o.kOffset, k) : k;
     };
+    const fused: (() => EpilogueStore)[] = [];
     for (let mt = 0; mt < g.mTilesPerWave; mt++) {
       const biases = epilogue && spec.epilogue?.bias !== 'none' ? laneRuns.map(({ run, c }) => epilogue.loadBias(b, channelOf(mt, c), run.length)) : undefined;
       for (let row = 0; row < g.rowsPerWave; row++) {
@@ -839,19 +866,29 @@ class MmaConvBuilder {
               this.storeChannels(b, outBuf, acc, run, { k, ok: at.pixelOk(), kLimit: o.kLimit, elem: at.elem() });
               continue;
             }
-            const valid = at.valid();
-            const elem = at.elem();
-            const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
-            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
-            let val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
+            const make = () => {
+              const valid = at.valid();
+              const elem = at.elem();
+              const off = b.select(valid, b.mul(elem, eBytes), SENTINEL_OFFSET);
+              const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+              const val = lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes);
+              const store = (bb: Builder, v: Value) => t.globalStore(bb, outBuf, off, split ? v : bb.fptrunc(v, lanes.length === 1 ? outElem : vec(lanes.length, outElem)), { align: eBytes * run.length });
+              return { acc: val, elem, store };
+            };
             // The block's channel k is global channel kOffset + k (grouped: the group block's first channel).
-            if (epilogue) val = epilogue.apply(b, val, { channel: o.kOffset ? b.add(o.kOffset, k) : k, element: elem, ...(biases ? { bias: biases[r] } : {}) });
-            if (!split) val = b.fptrunc(val, lanes.length === 1 ? outElem : vec(lanes.length, outElem));
-            t.globalStore(b, outBuf, off, val, { align: eBytes * run.length });
+            if (epilogue) fused.push(() => {
+              const s = make();
+              return { acc: s.acc, store: s.store, at: { channel: o.kOffset ? b.add(o.kOffset, k) : k, element: s.elem, ...(biases ? { bias: biases[r] } : {}) } };
+            });
+            else {
+              const s = make();
+              s.store(b, s.acc);
+            }
           }
         }
       }
     }
+    epilogue?.storeAll(b, fused);
   }
 }
 

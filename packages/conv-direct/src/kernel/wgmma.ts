@@ -11,7 +11,7 @@
  *      output row (stride 2 stores even columns, then odd ones, so they stay adjacent);
  *   W: [tap][ck/8][tile_k][8]                       — core-matrix rows are 8 adjacent output channels.
  */
-import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
+import { f32, i8, i32, i64, vec, zero, bfloat, half, type Builder, type EpilogueStore, type Target, type Value, type WarpgroupMma } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { ldsHaloColumn, specGeometry, stagedSpec, wgmmaLds, type Spec, type SpecGeometry, type WgmmaLds } from '../spec.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
@@ -360,8 +360,9 @@ export class WgmmaConvBuilder {
     const lane = b.and(o.tid, 31, 'lane');
     const kThread = b.add(b.add(o.kBase, b.mul(o.wgM, this.n)), b.mul(b.and(lane, 3), 2), 'k.thread');
     const epilogue = openStoreEpilogue(t, b, spec);
-    // With a bias: each channel pair's bias, loaded once (a thread's channels are the same at every pixel).
-    const biases = epilogue && spec.epilogue?.bias !== 'none' ? Array.from({ length: this.n / 8 }, (_, cb) => epilogue.loadBias(b, b.add(kThread, cb * 8), 2)) : undefined;
+    // Each pair reads its bias with its residual (an L1 hit after the first pixel): held for the
+    // whole epilogue, a thread's n/4 bias values would crowd out the accumulators.
+    const fused: (() => EpilogueStore)[] = [];
     for (let j = 0; j < this.blocksPerGroup; j++) {
       const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
       let rowPixel: (h: number) => { pixOk: Value; pixel: Value };
@@ -399,13 +400,19 @@ export class WgmmaConvBuilder {
             continue;
           }
           // K is a multiple of 8 (validated), so k < K covers k + 1 too.
-          const valid = b.and(pixOk, b.icmp('ult', k, o.K));
-          const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
-          let pair = b.vector([lo, hi]);
-          if (epilogue) pair = epilogue.apply(b, pair, { channel: k, element: b.add(pixel, k), ...(biases ? { bias: biases[cb] } : {}) });
-          t.globalStore(b, outBuf, off, split ? pair : b.fptrunc(pair, vec(2, outElem)), { align: 2 * eBytes });
+          const make = () => {
+            const valid = b.and(pixOk, b.icmp('ult', k, o.K));
+            const off = b.select(valid, b.mul(b.add(pixel, k), eBytes), SENTINEL_OFFSET);
+            return { acc: b.vector([lo, hi]), store: (bb: Builder, v: Value) => t.globalStore(bb, outBuf, off, split ? v : bb.fptrunc(v, vec(2, outElem)), { align: 2 * eBytes }) };
+          };
+          if (epilogue) fused.push(() => ({ ...make(), at: { channel: k, element: b.add(pixel, k) } }));
+          else {
+            const s = make();
+            s.store(b, s.acc);
+          }
         }
       }
     }
+    epilogue?.storeAll(b, fused);
   }
 }
