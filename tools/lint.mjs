@@ -14,7 +14,7 @@ const allowed = {
   ir: [],
   reference: [],
   'elf-prune': [],
-  'hip-runtime': [],
+  'hip-runtime': ['ir'],
   'conv-direct': ['ir', 'split-reduce'],
   'split-reduce': ['ir'],
   pipeline: ['ir', 'conv-direct', 'split-reduce', 'elf-prune', 'hip-runtime', 'reference'],

@@ -16,11 +16,11 @@ describe('kernarg tables', () => {
     }
   });
 
-  it('lays pointers at 8-byte and i32 at 4-byte alignment', () => {
+  it("lays pointers at 8-byte and i32 at 4-byte alignment (@rocke/ir's layout of the table)", () => {
     const dense = kernargLayout('dense');
     expect(dense.slots.slice(0, 4).map((s) => s.offset)).toEqual([0, 8, 16, 24]);
-    expect(dense.slots.at(-1)).toEqual({ name: 'y_stride_w', type: 'i32', offset: 24 + 16 * 4, size: 4 });
-    expect(dense.size).toBe(96); // 92 bytes of arguments, rounded to 8
+    expect(dense.slots.at(-1)).toEqual({ name: 'y_stride_w', type: 'i32', offset: 24 + 16 * 4, size: 4, align: 4 });
+    expect(dense.size).toBe(92); // no tail padding: the buffer a launch passes ends at the last argument
     const split = kernargLayout('split_c');
     expect(split.slots.find((s) => s.name === 'ws')).toMatchObject({ offset: 96, size: 8 }); // 92 padded to 96
     expect(split.size).toBe(112);

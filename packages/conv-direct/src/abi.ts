@@ -2,23 +2,13 @@
  * The kernel ABI: one ordered kernarg table per variant. The kernel builder generates its IR
  * parameters from it and the host packs values from it, so the two cannot drift apart.
  */
-import { epilogueKernargs, type Epilogue } from '@rocke/ir';
+import { epilogueKernargs, kernargLayout as layoutOf, writeKernarg, type Epilogue, type KernargEntry, type KernargLayout, type KernargType } from '@rocke/ir';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import type { Variant } from './spec.js';
 import { MAX_TENSOR_BYTES } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
-/** Kernarg scalar kinds. Pointers are 64-bit global addresses. */
-export type KernargType = 'ptr' | 'i32' | 'i64' | 'f32';
-
-/** One kernel argument. */
-export interface KernargEntry {
-  readonly name: string;
-  readonly type: KernargType;
-  /** Pointers only: whether the kernel reads or writes through it (for readonly / writeonly noalias attributes). */
-  readonly access?: 'read' | 'write';
-  readonly doc: string;
-}
+export type { KernargEntry, KernargType };
 
 /** Buffers a launch binds (bias and residual: a fused epilogue's). */
 export type BufferName = 'x' | 'w' | 'y' | 'ws' | 'bias' | 'residual';
@@ -251,27 +241,9 @@ export function resolveKernargs(values: readonly KernargValue[], addresses: Part
   });
 }
 
-/** Byte offset and size of each kernarg under natural alignment (AMDGPU and CUDA param layout). */
-export interface KernargSlot {
-  readonly name: string;
-  readonly type: KernargType;
-  readonly offset: number;
-  readonly size: number;
-}
-
-const SIZE: Record<KernargType, number> = { ptr: 8, i64: 8, i32: 4, f32: 4 };
-
-/** Offsets of the variant's kernargs and the total size (rounded up to 8 bytes). */
-export function kernargLayout(variant: Variant, epilogue?: Epilogue): { slots: KernargSlot[]; size: number } {
-  let offset = 0;
-  const slots = kernargTable(variant, epilogue).map((e) => {
-    const size = SIZE[e.type];
-    offset = Math.ceil(offset / size) * size;
-    const slot = { name: e.name, type: e.type, offset, size };
-    offset += size;
-    return slot;
-  });
-  return { slots, size: Math.ceil(offset / 8) * 8 };
+/** The variant's kernarg layout: @rocke/ir's one layout of its table. */
+export function kernargLayout(variant: Variant, epilogue?: Epilogue): KernargLayout<KernargType> {
+  return layoutOf(kernargTable(variant, epilogue));
 }
 
 /** Packs resolved values into a little-endian kernarg buffer laid out by {@link kernargLayout}. */
@@ -285,20 +257,7 @@ export function packKernargs(variant: Variant, values: readonly (number | bigint
   slots.forEach((slot, i) => {
     const v = values[i] as number | bigint;
     checkValue({ name: slot.name, type: slot.type, doc: '' }, v);
-    switch (slot.type) {
-      case 'ptr':
-        view.setBigUint64(slot.offset, v as bigint, true);
-        break;
-      case 'i64':
-        view.setBigInt64(slot.offset, v as bigint, true);
-        break;
-      case 'i32':
-        view.setInt32(slot.offset, v as number, true);
-        break;
-      case 'f32':
-        view.setFloat32(slot.offset, v as number, true);
-        break;
-    }
+    writeKernarg(view, slot, v);
   });
   return bytes;
 }

@@ -146,7 +146,6 @@ export {
   type EpilogueScalars,
   type KernargBuffers,
   type KernargEntry,
-  type KernargSlot,
   type KernargType,
   type KernargValue,
   type KernargValueOptions,

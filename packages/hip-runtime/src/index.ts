@@ -23,7 +23,7 @@ export type {
   KernargValues,
   PackedKernargs,
 } from './kernargs.js';
-export { KERNARG_TYPE_SIZE, kernargLayout, packKernargs, sameKernargTypes, unpackKernargs } from './kernargs.js';
+export { kernargLayout, packKernargs, sameKernargTypes, unpackKernargs } from './kernargs.js';
 
 export type { NativeBinding, NativeDeviceInfo, NativeFunctionAttributes, NativeHandle, NativeLoadResult } from './binding.js';
 export { ADDON_FILE, addonCandidates, getBinding, LIBRARY_ENV, libraryCandidates, NATIVE_ABI_VERSION } from './binding.js';

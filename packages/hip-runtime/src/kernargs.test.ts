@@ -10,19 +10,19 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 describe('kernargLayout', () => {
   it('places each parameter at its natural alignment, in order, with no tail padding', () => {
     const layout = kernargLayout(sig('i32', 'i64', 'ptr'));
-    expect(layout.fields.map((f) => f.offset)).toEqual([0, 8, 16]);
+    expect(layout.slots.map((f) => f.offset)).toEqual([0, 8, 16]);
     expect(layout.size).toBe(24);
-    expect(layout.alignment).toBe(8);
+    expect(layout.align).toBe(8);
   });
 
   it('matches the smoke kernel ew(y, x, n, base, a, idx): 0, 8, 16, 24, 32, 40 / 48 bytes', () => {
     const layout = kernargLayout(sig('ptr', 'ptr', 'i32', 'i64', 'f32', 'ptr'));
-    expect(layout.fields.map((f) => f.offset)).toEqual([0, 8, 16, 24, 32, 40]);
+    expect(layout.slots.map((f) => f.offset)).toEqual([0, 8, 16, 24, 32, 40]);
     expect(layout.size).toBe(48);
   });
 
   it('packs 4-byte parameters back to back and ends at the last one', () => {
-    expect(kernargLayout(sig('ptr', 'i32', 'f32', 'i32')).fields.map((f) => f.offset)).toEqual([0, 8, 12, 16]);
+    expect(kernargLayout(sig('ptr', 'i32', 'f32', 'i32')).slots.map((f) => f.offset)).toEqual([0, 8, 12, 16]);
     expect(kernargLayout(sig('ptr', 'i32', 'f32', 'i32')).size).toBe(20);
     expect(kernargLayout(sig('ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32')).size).toBe(36);
     expect(kernargLayout(sig('i32')).size).toBe(4);
@@ -38,7 +38,7 @@ describe('kernargLayout', () => {
   });
 
   it('an empty signature is 0 bytes', () => {
-    expect(kernargLayout([])).toEqual({ fields: [], size: 0, alignment: 1 });
+    expect(kernargLayout([])).toEqual({ slots: [], size: 0, segmentSize: 0, align: 1 });
   });
 
   it('rejects duplicate names, unknown types and malformed entries', () => {
@@ -53,7 +53,7 @@ describe('kernargLayout', () => {
     const types = fc.constantFrom<KernargType>('ptr', 'i32', 'i64', 'f32');
     fc.assert(
       fc.property(fc.array(types, { maxLength: 24 }), (list) => {
-        const { fields, size } = kernargLayout(sig(...list));
+        const { slots: fields, size } = kernargLayout(sig(...list));
         let end = 0;
         for (const f of fields) {
           expect(f.offset % f.size).toBe(0);

@@ -1,7 +1,16 @@
+/**
+ * The host packer over @rocke/ir's one kernel-argument layout: the offsets and the buffer size come
+ * from `kernargLayout` there (the rule the AMDGPU kernarg segment and the PTX parameter space share),
+ * this file adds what a launch needs on top: argument checks, device addresses and the bytes.
+ */
+import { KERNARG_IR_TYPES, kernargLayout as layoutOf, readKernarg, writeKernarg, type KernargLayout as IrKernargLayout, type KernargSlot, type KernargType } from '@rocke/ir';
 import { KernargError } from './errors.js';
 
-/** Kernel parameter types the packer knows. Each is stored at its natural alignment. */
-export type KernargType = 'ptr' | 'i32' | 'i64' | 'f32';
+/** Kernel parameter types the packer knows (@rocke/ir's). */
+export type { KernargType };
+
+/** The byte layout of a signature (@rocke/ir's): slots in order, `size` ending at the last one (no tail padding). */
+export type KernargLayout = IrKernargLayout<KernargType>;
 
 /** One kernel parameter: its name (for messages and record-style values) and type. */
 export interface KernargSpec {
@@ -28,20 +37,7 @@ export type KernargValue = number | bigint | DeviceAddressable | null;
 export type KernargValues = readonly KernargValue[] | Readonly<Record<string, KernargValue>>;
 
 /** Where one parameter sits in the packed buffer. */
-export interface KernargField {
-  readonly name: string;
-  readonly type: KernargType;
-  readonly offset: number;
-  readonly size: number;
-}
-
-/** The byte layout of a signature. `size` ends at the last parameter (no tail padding). */
-export interface KernargLayout {
-  readonly fields: readonly KernargField[];
-  readonly size: number;
-  /** Largest parameter alignment (1 for an empty signature). */
-  readonly alignment: number;
-}
+export type KernargField = KernargSlot<KernargType>;
 
 /** A packed kernarg buffer, ready for launch, plus what it was packed from. */
 export interface PackedKernargs {
@@ -52,26 +48,14 @@ export interface PackedKernargs {
   readonly pointers: readonly DeviceAddressable[];
 }
 
-/** Size (= alignment) of each type, as the AMDGPU kernarg segment and PTX .param space lay them out. */
-export const KERNARG_TYPE_SIZE: Readonly<Record<KernargType, number>> = Object.freeze({
-  ptr: 8,
-  i32: 4,
-  i64: 8,
-  f32: 4,
-});
-
 const FLOAT32_MAX = 3.4028234663852886e38;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
-function alignUp(value: number, alignment: number): number {
-  return Math.ceil(value / alignment) * alignment;
-}
-
 /**
- * Lays out a signature: each parameter at the next offset aligned to its size, in order
- * (the rule both the AMDGPU kernarg segment and PTX parameter space follow).
+ * Lays out a checked signature with @rocke/ir's `kernargLayout`: each parameter at the next offset
+ * aligned to its alignment, in order; `size` ends at the last parameter (no tail padding).
  */
 export function kernargLayout(signature: KernargSignature): KernargLayout {
   const cached = frozenLayouts.get(signature);
@@ -87,25 +71,18 @@ const frozenLayouts = new WeakMap<KernargSignature, KernargLayout>();
 function computeLayout(signature: KernargSignature): KernargLayout {
   if (!Array.isArray(signature)) throw new KernargError('a kernarg signature must be an array of {name, type}');
   const seen = new Set<string>();
-  const fields: KernargField[] = [];
-  let offset = 0;
-  let alignment = 1;
   for (const [index, spec] of signature.entries()) {
     if (typeof spec !== 'object' || spec === null) throw new KernargError(`signature entry ${index} is not an object`);
     const { name, type } = spec as { name: unknown; type: unknown };
     if (typeof name !== 'string' || name === '') throw new KernargError(`signature entry ${index} has no name`);
     if (seen.has(name)) throw new KernargError(`signature names '${name}' twice`, name);
     seen.add(name);
-    if (typeof type !== 'string' || !Object.hasOwn(KERNARG_TYPE_SIZE, type)) {
+    if (typeof type !== 'string' || !Object.hasOwn(KERNARG_IR_TYPES, type)) {
       throw new KernargError(`parameter '${name}' has unknown type '${String(type)}' (expected ptr, i32, i64 or f32)`, name);
     }
-    const size = KERNARG_TYPE_SIZE[type as KernargType];
-    offset = alignUp(offset, size);
-    fields.push({ name, type: type as KernargType, offset, size });
-    offset += size;
-    alignment = Math.max(alignment, size);
   }
-  return Object.freeze({ fields: Object.freeze(fields.map((f) => Object.freeze(f))), size: offset, alignment });
+  const layout = layoutOf(signature.map(({ name, type }) => ({ name, type })));
+  return Object.freeze({ ...layout, slots: Object.freeze(layout.slots.map((f) => Object.freeze(f))) });
 }
 
 function describe(value: unknown): string {
@@ -121,7 +98,7 @@ function isAddressable(value: unknown): value is DeviceAddressable {
 }
 
 function orderedValues(layout: KernargLayout, values: KernargValues): readonly unknown[] {
-  const names = layout.fields.map((f) => f.name);
+  const names = layout.slots.map((f) => f.name);
   if (Array.isArray(values)) {
     if (values.length !== names.length) {
       throw new KernargError(`expected ${names.length} kernel argument(s) (${names.join(', ')}), got ${values.length}`);
@@ -140,7 +117,7 @@ function orderedValues(layout: KernargLayout, values: KernargValues): readonly u
 }
 
 function writeValue(view: DataView, field: KernargField, value: unknown, pointers: DeviceAddressable[]): void {
-  const { name, type, offset } = field;
+  const { name, type } = field;
   const bad = (expected: string): never => {
     throw new KernargError(`argument '${name}' (${type}) must be ${expected}, got ${describe(value)}`, name);
   };
@@ -148,7 +125,7 @@ function writeValue(view: DataView, field: KernargField, value: unknown, pointer
     case 'i32': {
       if (typeof value !== 'number' || !Number.isInteger(value)) return bad('an integer number');
       if (value < -(2 ** 31) || value > 2 ** 31 - 1) return bad('within [-2^31, 2^31-1]');
-      view.setInt32(offset, value, true);
+      writeKernarg(view, field, value);
       return;
     }
     case 'i64': {
@@ -157,13 +134,13 @@ function writeValue(view: DataView, field: KernargField, value: unknown, pointer
       else if (typeof value === 'number' && Number.isSafeInteger(value)) big = BigInt(value);
       else return bad('a bigint or a safe-integer number');
       if (big < INT64_MIN || big > INT64_MAX) return bad('within [-2^63, 2^63-1]');
-      view.setBigInt64(offset, big, true);
+      writeKernarg(view, field, big);
       return;
     }
     case 'f32': {
       if (typeof value !== 'number') return bad('a number');
       if (Number.isFinite(value) && Math.abs(value) > FLOAT32_MAX) return bad('finite in float32 (it would round to infinity)');
-      view.setFloat32(offset, value, true);
+      writeKernarg(view, field, value);
       return;
     }
     case 'ptr': {
@@ -176,7 +153,7 @@ function writeValue(view: DataView, field: KernargField, value: unknown, pointer
         pointers.push(value);
       } else return bad('a device buffer, a view, a bigint address or null');
       if (address < 0n || address > UINT64_MAX) return bad('a 64-bit address');
-      view.setBigUint64(offset, address, true);
+      writeKernarg(view, field, address);
       return;
     }
   }
@@ -204,8 +181,8 @@ export function packKernargs(signature: KernargSignature, values: KernargValues)
  */
 export function writeKernargs(layout: KernargLayout, values: KernargValues, view: DataView, pointers: DeviceAddressable[]): void {
   const ordered = orderedValues(layout, values);
-  const { fields } = layout;
-  for (let i = 0; i < fields.length; i++) writeValue(view, fields[i]!, ordered[i], pointers);
+  const { slots } = layout;
+  for (let i = 0; i < slots.length; i++) writeValue(view, slots[i]!, ordered[i], pointers);
 }
 
 /** Reads packed arguments back (ptr and i64 as bigint): the inverse of {@link packKernargs}. */
@@ -215,12 +192,7 @@ export function unpackKernargs(layout: KernargLayout, bytes: Uint8Array): Record
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: Record<string, number | bigint> = {};
-  for (const { name, type, offset } of layout.fields) {
-    if (type === 'i32') out[name] = view.getInt32(offset, true);
-    else if (type === 'f32') out[name] = view.getFloat32(offset, true);
-    else if (type === 'i64') out[name] = view.getBigInt64(offset, true);
-    else out[name] = view.getBigUint64(offset, true);
-  }
+  for (const slot of layout.slots) out[slot.name] = readKernarg(view, slot);
   return out;
 }
 

@@ -18,6 +18,7 @@
  * An overflowing exp2 gives +inf and the quotients their limits (0 or -0), never NaN.
  */
 import type { Builder } from './builder.js';
+import type { KernargEntry } from './kernarg.js';
 import type { Value } from './ir.js';
 import type { GlobalBuffer, Target } from './targets/target.js';
 import { bfloat, f32, half, vec } from './types.js';
@@ -58,11 +59,10 @@ export function epilogueTag(e: Epilogue): string {
 }
 
 /** One kernel argument the epilogue adds (the families' kernarg tables append these). */
-export interface EpilogueKernarg {
+export interface EpilogueKernarg extends KernargEntry {
   readonly name: 'bias' | 'residual' | 'bias_bytes' | 'residual_bytes' | 'alpha' | 'beta' | 'slope' | 'lo' | 'hi';
   readonly type: 'ptr' | 'i32' | 'f32';
   readonly access?: 'read';
-  readonly doc: string;
 }
 
 /** The arguments an epilogue needs, in order; none for a bare epilogue. */

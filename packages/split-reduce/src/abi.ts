@@ -2,21 +2,11 @@
  * The kernel ABI: one ordered kernarg table. The kernel builder makes its IR parameters from it
  * and the host packs values from it, so the two cannot drift apart.
  */
-import { epilogueKernargs, type Epilogue } from '@rocke/ir';
+import { epilogueKernargs, type Epilogue, type KernargEntry, type KernargType } from '@rocke/ir';
 import { SplitReduceError } from './errors.js';
 import { DTYPE_BYTES, WS_ELEMENT_BYTES, type Dtype } from './spec.js';
 
-/** Kernarg scalar kinds (the same names @rocke/hip-runtime's packer takes). Pointers are 64-bit global addresses. */
-export type KernargType = 'ptr' | 'i32' | 'i64' | 'f32';
-
-/** One kernel argument. */
-export interface KernargEntry {
-  readonly name: string;
-  readonly type: KernargType;
-  /** Pointers only: whether the kernel reads or writes through it. */
-  readonly access?: 'read' | 'write';
-  readonly doc: string;
-}
+export type { KernargEntry, KernargType };
 
 /** Largest byte range of one buffer view (AMD buffer descriptors hold a 32-bit count; the kernels stay below 2^31). */
 export const MAX_VIEW_BYTES = 0x7f000000;

@@ -20,24 +20,19 @@
  * channel0 multiples of the vector width), else the group takes the scalar path.
  */
 import {
-  bfloat, f32, getTarget, half, i16, i32, i64, i8, openEpilogue, printModule, ptr, vec,
+  bfloat, f32, getTarget, half, i16, i32, i64, i8, kernargParams, openEpilogue, printModule, ptr, vec,
   type Builder, type GlobalBuffer, type KernelParam, type Module, type StoreEpilogue, type Target, type Type, type Value,
 } from '@rocke/ir';
-import { kernargTable, type KernargType } from './abi.js';
+import { kernargTable } from './abi.js';
 import { SplitReduceError } from './errors.js';
 import { DTYPE_BYTES, ELEMENTS_PER_LOAD, kernelName, tileElements, WS_ELEMENT_BYTES, type Dtype, type SplitReduceSpec } from './spec.js';
 import { validate } from './validate.js';
 
-const IR_TYPES: Readonly<Record<KernargType, Type>> = { ptr: ptr(1), i32, i64, f32 };
 const OUTPUT_TYPES: Readonly<Record<Dtype, Type>> = { fp16: half, bf16: bfloat };
 
 /** The IR parameters of the kernel, generated from the ABI table (of `spec`'s epilogue; none: the bare fold's). */
 export function kernelParams(spec?: SplitReduceSpec): KernelParam[] {
-  return kernargTable(spec?.epilogue).map((e) => ({
-    name: e.name,
-    type: IR_TYPES[e.type],
-    attributes: e.access === 'read' ? ['noalias', 'readonly'] : e.access === 'write' ? ['noalias', 'writeonly'] : [],
-  }));
+  return kernargParams(kernargTable(spec?.epilogue), { accessAttributes: true });
 }
 
 /** Builds the kernel module for a spec. An invalid spec is a {@link SplitReduceError} carrying validate()'s reason. */

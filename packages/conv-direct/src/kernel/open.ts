@@ -4,7 +4,7 @@
  * typed argument accessors, the sm_90 grid-dependency prologue, the LDS window), the channel
  * slice, the halo source addressing of the staged input tile and the output slice base.
  */
-import { f32, i32, i8, openEpilogue, ptr, type Builder, type KernelOptions, type KernelParam, type Module, type StoreEpilogue, type Target, type Value } from '@rocke/ir';
+import { i8, kernargParams, openEpilogue, type Builder, type KernelOptions, type Module, type StoreEpilogue, type Target, type Value } from '@rocke/ir';
 import { kernargTable, type KernargEntry, type KernargName } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, type Spec, type SpecGeometry } from '../spec.js';
@@ -75,12 +75,6 @@ export function variantArg(args: KernelArgs, name: VariantArgName): Value {
   return v;
 }
 
-/** Kernel parameters of a kernarg table: buffers are `noalias` global pointers, scalars i32 or f32. */
-function kernelParams(abi: readonly KernargEntry[]): KernelParam[] {
-  if (abi.some((e) => e.type === 'i64')) throw new ConvKernelError('i64 kernargs are not used by these kernels');
-  return abi.map((e) => ({ name: e.name, type: e.type === 'ptr' ? ptr(1) : e.type === 'f32' ? f32 : i32, attributes: e.type === 'ptr' ? ['noalias'] : [] }));
-}
-
 /** A conv kernel opened by {@link openConvKernel}: its module, symbol, ABI table and arguments, builder at entry and LDS window. */
 export interface OpenConvKernel {
   readonly module: Module;
@@ -104,7 +98,7 @@ export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ld
   const name = kernelName(spec);
   const module = t.createModule();
   const abi = kernargTable(spec.variant, spec.epilogue);
-  const b = t.kernel(module, name, kernelParams(abi), options);
+  const b = t.kernel(module, name, kernargParams(abi), options);
   const args = Object.fromEntries(abi.map((e) => [e.name, b.arg(e.name)])) as KernelArgs;
   if (t.gridDependency) {
     t.gridDependency.wait(b);
