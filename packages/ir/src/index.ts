@@ -32,9 +32,9 @@ export {
 export type { GoldenCase, GoldenFile, GoldenReport, GoldenChange } from './goldens.js';
 export * from './interp/index.js';
 export { validateModule } from './validate.js';
-export { KERNARG_IR_TYPES, kernargIrType, kernargLayout, kernargParams, readKernarg, writeKernarg } from './kernarg.js';
+export { KERNARG_IR_TYPES, kernargArgs, kernargIrType, kernargLayout, kernargParams, readKernarg, writeKernarg } from './kernarg.js';
 export { ACTIVATIONS, BIAS_KINDS, NO_EPILOGUE, epilogueKernargs, epilogueTag, isBareEpilogue, openEpilogue, PREFETCH_REGISTERS } from './epilogue.js';
 export type { Activation, BiasKind, Epilogue, EpilogueKernarg, EpiloguePosition, EpilogueStore, StoreEpilogue } from './epilogue.js';
-export type { KernargEntry, KernargLayout, KernargSlot, KernargType } from './kernarg.js';
+export type { KernargArgs, KernargEntry, KernargLayout, KernargSlot, KernargType } from './kernarg.js';
 export { parseFamilySpec } from './family.js';
 export type { BuiltKernel, Family, KernelCandidate } from './family.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { kernargLayout, kernargParams, readKernarg, writeKernarg, type KernargEntry } from './kernarg.js';
+import { kernargArgs, kernargLayout, kernargParams, readKernarg, writeKernarg, type KernargEntry } from './kernarg.js';
 import { printModule } from './printer.js';
 import { gfx950 } from './targets/index.js';
 import { findToolchain } from './toolchain.js';
@@ -80,6 +80,16 @@ describe('kernargLayout', () => {
     expect(kernargParams(table).map((p) => p.attributes)).toEqual([['noalias'], [], [], [], ['noalias']]);
     expect(kernargParams(table, { accessAttributes: true }).map((p) => p.attributes)).toEqual([['noalias', 'readonly'], [], [], [], ['noalias', 'writeonly']]);
     expect(() => kernargLayout([{ name: 'x', type: 'f16' as 'f32' }])).toThrow("unknown kernarg type 'f16'");
+  });
+
+  it('gives a kernel its arguments by name from a literal table', () => {
+    const table = [{ name: 'x', type: 'ptr', doc: '' }, { name: 'n', type: 'i32', doc: '' }] as const satisfies readonly KernargEntry[];
+    const b = gfx950.kernel(gfx950.createModule(), 'k', kernargParams(table), { workgroupSize: 64 });
+    const args = kernargArgs(b, table);
+    expect([args.x, args.n]).toEqual([b.arg('x'), b.arg('n')]);
+    // @ts-expect-error: not a row of the table
+    expect(args.m).toBeUndefined();
+    expect(() => kernargArgs(b, [{ name: 'y' }])).toThrow('has no parameter %y');
   });
 
   it('rejects parameters without a size', () => {

@@ -12,6 +12,8 @@
  * takes the packed buffer's size without tail padding (and HIP reads each argument at its offset),
  * so a launch passes {@link KernargLayout.size} and code-object metadata shows `segmentSize`.
  */
+import type { Builder } from './builder.js';
+import type { Value } from './ir.js';
 import { alignOf, f32, i32, i64, ptr, sizeOf, typeToString } from './types.js';
 import type { Type } from './types.js';
 
@@ -88,6 +90,18 @@ export function kernargParams(table: readonly KernargEntry[], options: { readonl
     const attributes = e.type !== 'ptr' ? [] : !options.accessAttributes || !e.access ? ['noalias'] : ['noalias', e.access === 'read' ? 'readonly' : 'writeonly'];
     return { name: e.name, type: kernargIrType(e.type), attributes };
   });
+}
+
+/** A kernel's arguments by name, typed from a literal (`as const`) kernarg table. */
+export type KernargArgs<T extends readonly { readonly name: string }[]> = { readonly [N in T[number]['name']]: Value };
+
+/**
+ * The arguments of the kernel `b` builds, by name, for the rows of `table` (`args.splits` instead of
+ * a lookup by string): with an `as const` table a misspelt name is a type error. Throws when the
+ * kernel lacks one of the table's parameters.
+ */
+export function kernargArgs<const T extends readonly { readonly name: string }[]>(b: Builder, table: T): KernargArgs<T> {
+  return Object.freeze(Object.fromEntries(table.map((e) => [e.name, b.arg(e.name)]))) as KernargArgs<T>;
 }
 
 /**

@@ -12,7 +12,7 @@ export type { KernargEntry, KernargType };
 export const MAX_VIEW_BYTES = 0x7f000000;
 
 /** The kernarg table of the bare fold, in kernel-parameter order. */
-export const KERNARG_TABLE: readonly KernargEntry[] = [
+export const KERNARG_TABLE = [
   { name: 'ws', type: 'ptr', access: 'read', doc: 'fp32 partial sums: slice s of this launch starts at ws + s*slice_stride*4' },
   { name: 'y', type: 'ptr', access: 'write', doc: 'output, count elements of the output dtype' },
   { name: 'ws_bytes', type: 'i32', doc: 'bytes of each slice view this launch reads: count*4 (reads past it return zero)' },
@@ -20,13 +20,13 @@ export const KERNARG_TABLE: readonly KernargEntry[] = [
   { name: 'count', type: 'i32', doc: 'output elements this launch folds' },
   { name: 'splits', type: 'i32', doc: 'slices to sum, in the order s = 0..splits-1 (>= 1)' },
   { name: 'slice_stride', type: 'i64', doc: 'fp32 elements between slices of ws (the whole tensor: N*Ho*Wo*K)' },
-];
+] as const satisfies readonly KernargEntry[];
 
 /** Where a bias is read: element e of the reduce is output channel (channel0 + e) % channels. */
-const CHANNEL_ARGS: readonly KernargEntry[] = [
+export const CHANNEL_ARGS = [
   { name: 'channels', type: 'i32', doc: 'output channels K of the conv (y is NHWK): the bias has K entries' },
   { name: 'channel0', type: 'i32', doc: "output channel of this launch's first element" },
-];
+] as const satisfies readonly KernargEntry[];
 
 /**
  * The kernarg table of a spec with `epilogue` (none: {@link KERNARG_TABLE}): the bare table, the

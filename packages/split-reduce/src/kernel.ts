@@ -20,10 +20,10 @@
  * channel0 multiples of the vector width), else the group takes the scalar path.
  */
 import {
-  bfloat, f32, getTarget, half, i16, i32, i64, i8, kernargParams, openEpilogue, printModule, ptr, vec,
+  bfloat, f32, getTarget, half, i16, i32, i64, i8, kernargArgs, kernargParams, openEpilogue, printModule, ptr, vec,
   type Builder, type GlobalBuffer, type KernelParam, type Module, type StoreEpilogue, type Target, type Type, type Value,
 } from '@rocke/ir';
-import { kernargTable } from './abi.js';
+import { CHANNEL_ARGS, KERNARG_TABLE, kernargTable } from './abi.js';
 import { SplitReduceError } from './errors.js';
 import { DTYPE_BYTES, ELEMENTS_PER_LOAD, kernelName, tileElements, WS_ELEMENT_BYTES, type Dtype, type SplitReduceSpec } from './spec.js';
 import { validate } from './validate.js';
@@ -71,14 +71,14 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
     t.gridDependency.wait(b);
     t.gridDependency.launchDependents(b);
   }
-  const ws = b.arg('ws');
-  const wsBytes = b.arg('ws_bytes');
-  const count = b.arg('count');
+  const args = kernargArgs(b, KERNARG_TABLE);
+  const { ws, count } = args;
+  const wsBytes = args.ws_bytes;
   // A split count below 1 (never planned) folds slice 0 alone rather than looping out of range.
-  const splits = b.smax(b.arg('splits'), 1, 'splits');
-  const stride = b.arg('slice_stride');
+  const splits = b.smax(args.splits, 1, 'splits');
+  const stride = args.slice_stride;
   const strideBytes = b.shl(stride, 2, 'slice.stride.bytes');
-  const yBuf = t.globalBuffer(b, b.arg('y'), b.arg('y_bytes'));
+  const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
   const finish = epilogueAt(t, b, spec);
 
   const tid = t.workitemId(b, 'x');
@@ -120,7 +120,7 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
   // Vector accesses need 16-byte aligned slice starts (ws view and stride) and vector-aligned y;
   // views at any other offset stay correct through the scalar path.
   const lowBits = (p: Value, bytes: number): Value => b.and(b.ptrtoint(p, i64), bytes - 1);
-  let misaligned = b.or(b.or(b.and(stride, ELEMENTS_PER_LOAD - 1), lowBits(ws, 16)), lowBits(b.arg('y'), vw * outBytes));
+  let misaligned = b.or(b.or(b.and(stride, ELEMENTS_PER_LOAD - 1), lowBits(ws, 16)), lowBits(args.y, vw * outBytes));
   if (finish.vectorMisaligned) misaligned = b.or(misaligned, finish.vectorMisaligned(lowBits));
   const aligned = b.icmp('eq', misaligned, 0, 'aligned');
   b.ifThen(b.and(tileWhole, aligned), () => {
@@ -169,8 +169,9 @@ function epilogueAt(t: Target, b: Builder, spec: SplitReduceSpec): Finish {
       vectorMisaligned: e.residual ? (low) => low(b.arg('residual'), vw * outBytes) : undefined,
     };
   }
-  const channels = b.smax(b.arg('channels'), 1, 'channels');
-  const channel0 = b.arg('channel0');
+  const position = kernargArgs(b, CHANNEL_ARGS);
+  const channels = b.smax(position.channels, 1, 'channels');
+  const { channel0 } = position;
   const biasBytes = e.bias === 'fp32' ? 4 : outBytes;
   return {
     apply: (sum, element) => ep.apply(b, sum, { channel: b.urem(b.add(channel0, element), channels, 'channel'), element }),
