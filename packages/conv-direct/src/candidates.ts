@@ -2,11 +2,12 @@
  * Candidate tuning grids per target, filtered by
  * validation and de-duplicated by kernel name.
  */
+import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
 import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
-import { ATOMS, MAX_TENSOR_BYTES, TARGETS, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
+import { ATOMS, CONV_ATOMS, MAX_TENSOR_BYTES, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
 import { validate, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
 import { SPILL_BUDGET_FRACTION } from './spill.js';
 import { wholeMapImages } from './whole-map.js';
@@ -246,7 +247,7 @@ export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   const tileKs = opts.variant === 'grouped' ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES;
   const specs: Spec[] = [];
   for (const gm of merges) {
-    for (const atom of facts.atoms) {
+    for (const atom of CONV_ATOMS[target]) {
       // The warpgroup kernel has no grouped form; its tiles and layouts are its own (see above).
       const wgmma = isWarpgroupAtom(atom);
       if (wgmma && opts.variant === 'grouped') continue;

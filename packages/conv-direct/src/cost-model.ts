@@ -10,6 +10,7 @@
  *
  * The bench order (ranking.ts), the ranker (ranker/) and the split and merge choosers use it.
  */
+import { TARGETS } from '@rocke/ir';
 import { depthwiseGeometry } from './depthwise-geometry.js';
 import { launchGrid } from './grid.js';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
@@ -17,7 +18,7 @@ import { fragmentLoadsPerMma } from './fragments.js';
 import { residency } from './residency.js';
 import { outputElementBytes, outputStoreRun } from './store-path.js';
 import { specGeometry, wgmmaLds, type Spec } from './spec.js';
-import { ATOMS, isWarpgroupAtom, TARGETS, type TargetName } from './targets.js';
+import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
 import { wholeMapLayout } from './whole-map.js';
 import { FITTED_RANKER } from './ranker/model.generated.js';

@@ -11,8 +11,9 @@
  * the tile stages tile_k/M input channels in 16-byte vectors, and a pair reads 2/M of them (one
  * channel for M >= 2, feeding both outputs).
  */
+import { TARGETS } from '@rocke/ir';
 import { ELEMENT_BYTES } from './problem.js';
-import { TARGETS, type TargetName } from './targets.js';
+import { type TargetName } from './targets.js';
 
 /** The spec fields the depthwise geometry reads (a Spec has them all). */
 export interface DepthwiseTileFields {

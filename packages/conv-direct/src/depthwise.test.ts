@@ -1,3 +1,4 @@
+import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
@@ -6,7 +7,7 @@ import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
 import { spillReason } from './spill.js';
-import { TARGETS } from './targets.js';
+
 import { depthwiseSpec, gfx950Spec, problem3x3 } from './test-fixtures.js';
 import { validate } from './validate.js';
 import type { Problem } from './problem.js';

@@ -4,6 +4,7 @@
  * for about 2 (+2/M) bytes moved, so the kernel is built for bytes, not for MMA: see
  * kernel/depthwise.ts and the geometry in depthwise-geometry.ts.
  */
+import { TARGETS } from '@rocke/ir';
 import { DEPTHWISE_PAIR, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad } from './depthwise-geometry.js';
 import { ELEMENT_BYTES, type Dtype, type Problem } from './problem.js';
 
@@ -13,7 +14,7 @@ export interface DepthwiseChannels {
   readonly K: number;
 }
 import { kernelName, type Spec } from './spec.js';
-import { TARGETS, type TargetName } from './targets.js';
+import { type TargetName } from './targets.js';
 
 /** Channel multipliers K/C the kernel serves: its 8 output channels read 8/M input channels. */
 export const DEPTHWISE_MULTIPLIERS = [1, 2, 4] as const;
@@ -56,7 +57,7 @@ export function depthwiseSpecReason(s: Spec): string | null {
   const t = TARGETS[s.target];
   const g = depthwiseGeometry(s);
   if (g.threads > t.maxThreadsPerBlock) return `${g.threads} threads per workgroup (tile_k/2 x tile_h/waves_n x tile_w/waves_m) exceed ${t.maxThreadsPerBlock} on ${s.target}`;
-  if (g.ldsBytes > t.sharedBytesPerBlock) return `LDS ${g.ldsBytes} bytes exceed the ${t.sharedBytesPerBlock}-byte limit of ${s.target}`;
+  if (g.ldsBytes > t.ldsBytes) return `LDS ${g.ldsBytes} bytes exceed the ${t.ldsBytes}-byte limit of ${s.target}`;
   return null;
 }
 

@@ -14,14 +14,12 @@ export {
   I32_MAX,
   MAX_GRID,
   MAX_TENSOR_BYTES,
-  TARGETS,
+  CONV_ATOMS,
   TARGET_NAMES,
   isTargetName,
   isWarpgroupAtom,
-  targetFacts,
   type AtomFacts,
   type AtomName,
-  type TargetFacts,
   type TargetName,
 } from './targets.js';
 export {

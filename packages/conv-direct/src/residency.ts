@@ -2,9 +2,10 @@
  * How many workgroups of a spec fit on one CU / SM at once, from its threads, shared memory and
  * estimated registers. The planners use it to decide whether a grid fills the machine.
  */
+import { TARGETS } from '@rocke/ir';
 import { specGeometry, type Spec } from './spec.js';
 import { registerEstimate } from './spill.js';
-import { TARGETS } from './targets.js';
+
 
 /** Residency of one spec on its target. */
 export interface Residency {

@@ -3,11 +3,11 @@
  * split count) are runtime kernargs and are not part of it; filter size, stride, padding and
  * dilation are, and so is whether the kernel handles channel tails.
  */
-import { ACTIVATIONS, BIAS_KINDS, epilogueTag } from '@rocke/ir';
+import { ACTIVATIONS, BIAS_KINDS, epilogueTag, TARGETS } from '@rocke/ir';
 import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
 import { depthwiseGeometry } from './depthwise-geometry.js';
-import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, targetFacts, type AtomFacts } from './targets.js';
+import { ATOMS, ATOM_NAMES, TARGET_NAMES, isWarpgroupAtom, type AtomFacts } from './targets.js';
 import { wholeMapLayout } from './whole-map.js';
 
 /**
@@ -264,7 +264,7 @@ export function specGeometry(kernelSpec: Spec): SpecGeometry {
   const spec = stagedSpec(kernelSpec);
   if (isWarpgroupAtom(spec.atom)) return warpgroupGeometry(spec);
   const atom = ATOMS[spec.atom];
-  const waveSize = targetFacts(spec.target).waveSize;
+  const waveSize = TARGETS[spec.target].waveSize;
   const threads = spec.waves_m * spec.waves_n * waveSize;
   const colBlocks = spec.tile_w / atom.n;
   const mTiles = spec.tile_k / atom.m;
@@ -373,7 +373,7 @@ export function wgmmaLds(kernelSpec: Spec): WgmmaLds {
   const groups = spec.ck / X_VECTOR_ELEMS;
   const xStageBytes = swizzle ? roundUp(planeBytes, SWIZZLE_ATOM_BYTES) : groups * planeBytes;
   const wStageBytes = swizzle ? roundUp(spec.R * spec.S * spec.tile_k * rowBytes, SWIZZLE_ATOM_BYTES) : spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
-  const t = targetFacts(spec.target);
+  const t = TARGETS[spec.target];
   const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / (xStageBytes + wStageBytes));
   const stages = Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
   return { swizzle, rowBytes, alignSlack: swizzle ? SWIZZLE_ATOM_BYTES : 0, ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes, stages };

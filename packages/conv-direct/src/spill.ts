@@ -2,9 +2,9 @@
  * Register-pressure estimate and the spill heuristic. Not a validity rule:
  * it only prunes candidate grids of tiles whose builds would spill (and take longest to compile).
  */
+import { TARGETS } from '@rocke/ir';
 import { DEPTHWISE_PAIR, depthwiseGeometry } from './depthwise-geometry.js';
 import { haloExtent, specGeometry, stagedSpec, type Spec } from './spec.js';
-import { TARGETS } from './targets.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
 import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
 

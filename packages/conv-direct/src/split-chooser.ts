@@ -4,12 +4,12 @@
  * extra slice adds N*Ho*Wo*K fp32 of workspace traffic and shortens the channel loop the loads
  * hide behind; the predicted time settles the trade.
  */
+import { TARGETS } from '@rocke/ir';
 import { launchGrid } from './grid.js';
 import { PlanError } from './plan-error.js';
 import { problemGeometry, type Problem } from './problem.js';
 import { residency, type Residency } from './residency.js';
 import type { Spec } from './spec.js';
-import { TARGETS } from './targets.js';
 import { defaultCoefficients, estimateCost, type CostCoefficients } from './cost-model.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as ir from '@rocke/ir';
-import { ATOMS, TARGETS, WGMMA_MAX_N, isTargetName, isWarpgroupAtom, targetFacts } from './targets.js';
+import { TARGETS } from '@rocke/ir';
+import { ATOMS, CONV_ATOMS, TARGET_NAMES, WGMMA_MAX_N, isTargetName, isWarpgroupAtom } from './targets.js';
 
 describe('target table', () => {
   it('gives the MFMA atoms the per-lane counts of their ISA definitions', () => {
@@ -15,13 +16,12 @@ describe('target table', () => {
     ]);
   });
 
-  it('holds the limits each target is planned with', () => {
+  it('plans with the hardware facts of @rocke/ir, and its atoms run on one wave (four for the warpgroup atom)', () => {
     expect([TARGETS.gfx950.waveSize, TARGETS.gfx942.waveSize, TARGETS.sm_90.waveSize]).toEqual([64, 64, 32]);
-    expect([TARGETS.gfx950.sharedBytesPerBlock, TARGETS.gfx942.sharedBytesPerBlock, TARGETS.sm_90.sharedBytesPerBlock]).toEqual([160 * 1024, 64 * 1024, 227 * 1024]);
+    expect([TARGETS.gfx950.ldsBytes, TARGETS.gfx942.ldsBytes, TARGETS.sm_90.ldsBytes]).toEqual([160 * 1024, 64 * 1024, 227 * 1024]);
     expect([TARGETS.gfx950.computeUnits, TARGETS.gfx942.computeUnits, TARGETS.sm_90.computeUnits]).toEqual([256, 304, 132]);
-    // A warp-level atom runs on one wave; the warpgroup atom on four warps of the target's wave size.
-    for (const t of Object.values(TARGETS)) for (const a of t.atoms) expect(ATOMS[a].waveSize).toBe(isWarpgroupAtom(a) ? 4 * t.waveSize : t.waveSize);
-    expect(TARGETS.sm_90.atoms).toEqual(['m16n8k16', 'm64nNk16']);
+    for (const name of TARGET_NAMES) for (const a of CONV_ATOMS[name]) expect(ATOMS[a].waveSize).toBe(isWarpgroupAtom(a) ? 4 * TARGETS[name].waveSize : TARGETS[name].waveSize);
+    expect(CONV_ATOMS.sm_90).toEqual(['m16n8k16', 'm64nNk16']);
   });
 
   it('marks only m64nNk16 as a warpgroup atom, with 8-pixel, 8-channel and 16-channel granules', () => {
@@ -30,14 +30,13 @@ describe('target table', () => {
     // No register fragments: wgmma reads both operands from shared memory.
     expect([a.m, a.n, a.k, a.waveSize, a.fragA, a.fragB, a.accPerLane]).toEqual([8, 8, 16, 128, 0, 0, 0]);
     expect(WGMMA_MAX_N).toBe(256);
-    expect(TARGETS.gfx950.atoms.some(isWarpgroupAtom) || TARGETS.gfx942.atoms.some(isWarpgroupAtom)).toBe(false);
+    expect(CONV_ATOMS.gfx950.some(isWarpgroupAtom) || CONV_ATOMS.gfx942.some(isWarpgroupAtom)).toBe(false);
   });
 
   it('recognises target names', () => {
     expect(isTargetName('sm_90')).toBe(true);
     expect(isTargetName('gfx1100')).toBe(false);
-    expect(targetFacts('gfx942').atoms).toEqual(['32x32x8', '16x16x16']);
-    expect(() => targetFacts('gfx1100' as 'gfx950')).toThrow("unknown target 'gfx1100' (known: gfx950, gfx942, sm_90)");
+    expect(CONV_ATOMS.gfx942).toEqual(['32x32x8', '16x16x16']);
   });
 });
 
@@ -46,11 +45,10 @@ describe('target table', () => {
 const irTargets = typeof ir.getTarget === 'function';
 
 describe.skipIf(!irTargets)('agreement with @rocke/ir targets (skipped when @rocke/ir resolves to a dist without targets)', () => {
-  it('has the same wave size, LDS limit, thread limit and atom shapes as the IR targets', () => {
-    for (const facts of Object.values(TARGETS)) {
-      const t = ir.getTarget(facts.name);
-      expect([t.waveSize, t.ldsBytes, t.maxThreadsPerBlock]).toEqual([facts.waveSize, facts.sharedBytesPerBlock, facts.maxThreadsPerBlock]);
-      for (const name of facts.atoms) {
+  it('uses only atom shapes the IR targets have, with their per-lane counts', () => {
+    for (const target of TARGET_NAMES) {
+      const t = ir.getTarget(target);
+      for (const name of CONV_ATOMS[target]) {
         const a = ATOMS[name];
         // The warpgroup MMA is not an MmaAtom in the IR: the target exposes it as warpgroupMma.
         if (isWarpgroupAtom(name)) continue;

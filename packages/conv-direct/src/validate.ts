@@ -2,13 +2,13 @@
  * Spec validation for dense, split_c, grouped/group_merge, on AMD and sm_90.
  * `validate()` never throws: every failure, including malformed input, comes back as a reason.
  */
-import { isBareEpilogue } from '@rocke/ir';
+import { isBareEpilogue, TARGETS } from '@rocke/ir';
 import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
 import { pointwiseSpecReason } from './pointwise.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
 import { SpecSchema, specGeometry, type Spec } from './spec.js';
-import { ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, TARGETS, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
+import { ATOMS, CONV_ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
 
 /** Outcome of validation. */
 export type Validation = { ok: true } | { ok: false; reason: string };
@@ -57,8 +57,8 @@ function validateSpecOnly(s: Spec): string | null {
   if (pointwise) return pointwise;
   const target = TARGETS[s.target];
   const atom = ATOMS[s.atom];
-  if (!target.atoms.includes(s.atom)) {
-    return `atom ${s.atom} is not available on ${s.target} (it has ${target.atoms.join(', ')})`;
+  if (!CONV_ATOMS[s.target].includes(s.atom)) {
+    return `atom ${s.atom} is not available on ${s.target} (it has ${CONV_ATOMS[s.target].join(', ')})`;
   }
   for (const f of ['R', 'S', 'stride_h', 'stride_w', 'dilation_h', 'dilation_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
@@ -107,8 +107,8 @@ function validateSpecOnly(s: Spec): string | null {
   if (g.threads > target.maxThreadsPerBlock) {
     return `${g.threads} threads per workgroup exceed ${target.maxThreadsPerBlock} on ${s.target}`;
   }
-  if (g.ldsBytes > target.sharedBytesPerBlock) {
-    return `LDS ${g.ldsBytes} bytes exceed the ${target.sharedBytesPerBlock}-byte limit of ${s.target}`;
+  if (g.ldsBytes > target.ldsBytes) {
+    return `LDS ${g.ldsBytes} bytes exceed the ${target.ldsBytes}-byte limit of ${s.target}`;
   }
   if (g.accPerLane > MAX_ACCUMULATORS_PER_LANE) {
     return `${g.accPerLane} accumulators per lane exceed ${MAX_ACCUMULATORS_PER_LANE}`;

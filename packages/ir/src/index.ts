@@ -14,11 +14,11 @@ export type { Operand, ForLoopOptions } from './builder.js';
 export { printModule, constantToString, escapeLlvmString } from './printer.js';
 export { mangleType } from './intrinsics.js';
 export type {
-  Target, TargetName, Vendor, Axis, Flavor, MmaDtype, MmaAtom, MatrixCoord, KernelParam, KernelOptions,
+  Target, TargetName, RegisterFile, Vendor, Axis, Flavor, MmaDtype, MmaAtom, MatrixCoord, KernelParam, KernelOptions,
   GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma, WgmmaDescriptorOptions, GridDependency,
 } from './targets/target.js';
-export { TargetError, FLAVORS } from './targets/target.js';
-export { getTarget, gfx950, gfx942, sm_90, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';
+export { TargetError, FLAVORS, isTargetName } from './targets/target.js';
+export { getTarget, gfx950, gfx942, sm_90, TARGETS, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';
 export type { TargetOptions } from './targets/index.js';
 export { AMDGPU_DATA_LAYOUT, CDNA_BUFFER_FLAGS } from './targets/amd.js';
 export { NVPTX64_DATA_LAYOUT } from './targets/nvidia.js';

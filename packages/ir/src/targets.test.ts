@@ -3,9 +3,9 @@ import { Builder } from './builder.js';
 import { constI32, zero } from './constants.js';
 import { Module } from './module.js';
 import { printModule } from './printer.js';
-import { atomForIntrinsic, gfx942, gfx950, getTarget, sm_90, TARGET_NAMES } from './targets/index.js';
-import type { MmaAtom } from './targets/target.js';
-import { TargetError } from './targets/target.js';
+import { atomForIntrinsic, gfx942, gfx950, getTarget, sm_90, TARGETS, TARGET_NAMES } from './targets/index.js';
+import type { MmaAtom, Target } from './targets/target.js';
+import { isTargetName, TargetError } from './targets/target.js';
 import { array, f32, i32, i64, i8, ptr, vec, voidT } from './types.js';
 
 const allAtoms: MmaAtom[] = [gfx950, gfx942, sm_90].flatMap((t) => [...t.atoms]);
@@ -29,6 +29,18 @@ describe('targets', () => {
     expect(gfx942.atoms.map((a) => a.name)).toEqual(['32x32x8.f16', '32x32x8.bf16', '16x16x16.f16', '16x16x16.bf16']);
     expect(sm_90.atoms.map((a) => a.name)).toEqual(['16x8x16.f16', '16x8x16.bf16']);
     expect(TARGET_NAMES).toEqual(['gfx950', 'gfx942', 'sm_90']);
+  });
+
+  it('hold the residency facts the kernel packages plan with, one object per name', () => {
+    expect(TARGETS).toEqual({ gfx950, gfx942, sm_90 });
+    const row = (t: Target) => [t.waveSize, t.ldsBytes, t.computeUnits, t.chiplets, t.maxThreadsPerUnit, t.sharedBytesPerUnit, t.sharedReservedPerBlock, t.maxBlocksPerUnit];
+    expect(row(gfx950)).toEqual([64, 160 * 1024, 256, 8, 2048, 160 * 1024, 0, null]);
+    expect(row(gfx942)).toEqual([64, 64 * 1024, 304, 8, 2048, 64 * 1024, 0, null]);
+    expect(row(sm_90)).toEqual([32, 227 * 1024, 132, 1, 2048, 228 * 1024, 1024, 32]);
+    // A full CU: 4 SIMDs x 8 waves x 64 lanes is the 2048 resident threads.
+    for (const t of [gfx950, gfx942]) expect(t.registers).toEqual({ kind: 'simd', simdsPerUnit: 4, perLane: 512, maxWavesPerSimd: 8 });
+    expect(sm_90.registers).toEqual({ kind: 'file', perUnit: 65536, maxPerThread: 255 });
+    expect([isTargetName('sm_90'), isTargetName('gfx1100'), isTargetName(90)]).toEqual([true, false, false]);
   });
 
   it('are frozen: shared target objects cannot be changed by one user under another', () => {
@@ -66,7 +78,7 @@ describe('targets', () => {
     expect(atom.aType.count * atom.lanes).toBe(atom.m * atom.k);
   });
 
-  it('gfx950 MFMA layouts match isa-facts §1.3', () => {
+  it("gfx950 MFMA layouts match the CDNA4 ISA guide's MFMA operand tables", () => {
     const a16 = gfx950.atom('16x16x32.bf16');
     expect(a16.a(17, 3)).toEqual({ row: 1, col: 11 });
     expect(a16.b(63, 7)).toEqual({ row: 31, col: 15 });
@@ -91,7 +103,7 @@ describe('targets', () => {
     expect(b.c(33, 15)).toEqual({ row: 31, col: 1 });
   });
 
-  it('sm_90 mma.sync m16n8k16 layouts match the PTX fragment tables (isa-facts §5.3)', () => {
+  it('sm_90 mma.sync m16n8k16 layouts match the PTX ISA fragment tables', () => {
     const a = sm_90.atom('16x8x16.bf16');
     // lane 5: g = 1, t = 1
     expect(a.a(5, 0)).toEqual({ row: 1, col: 2 });

@@ -4,7 +4,7 @@
  * (byte offsets) of the caller's buffers. A range is limited by the 32-bit buffer range of one
  * slice view (count*4 <= 0x7F000000 bytes), so very large outputs run as balanced launches.
  */
-import { epilogueTag, isBareEpilogue, type Epilogue } from '@rocke/ir';
+import { epilogueTag, isBareEpilogue, isTargetName, type Epilogue } from '@rocke/ir';
 import { kernargValues, MAX_VIEW_BYTES, type EpilogueArgs, type KernargValue } from './abi.js';
 import { SplitReduceError } from './errors.js';
 import {
@@ -89,7 +89,7 @@ export function planReduce(p: ReduceProblem): ReducePlan {
   const fail = (why: string): never => {
     throw new SplitReduceError(`cannot plan split-reduce: ${why}`);
   };
-  if (!(TARGET_NAMES as readonly string[]).includes(p.target)) fail(`unknown target ${JSON.stringify(p.target)} (known: ${TARGET_NAMES.join(', ')})`);
+  if (!isTargetName(p.target)) fail(`unknown target ${JSON.stringify(p.target)} (known: ${TARGET_NAMES.join(', ')})`);
   if (!(DTYPES as readonly string[]).includes(p.dtype)) fail(`unknown dtype ${JSON.stringify(p.dtype)} (known: ${DTYPES.join(', ')})`);
   if (!Number.isSafeInteger(p.count) || p.count < 1) fail(`count must be a positive integer (got ${p.count})`);
   if (!Number.isSafeInteger(p.splits) || p.splits < 1) fail(`splits must be a positive integer (got ${p.splits})`);

@@ -2,16 +2,15 @@
  * The split-reduce spec: which kernel binary to build. It never mentions a convolution shape, so
  * one binary (one cache entry) serves every problem of its dtype and vector width on its target.
  */
-import { ACTIVATIONS, BIAS_KINDS, epilogueTag } from '@rocke/ir';
+import { ACTIVATIONS, BIAS_KINDS, epilogueTag, TARGET_NAMES, type TargetName } from '@rocke/ir';
 import { z } from 'zod';
 
 /** Output element types. */
 export const DTYPES = ['fp16', 'bf16'] as const;
 export type Dtype = (typeof DTYPES)[number];
 
-/** Targets the kernel is written for (the names @rocke/ir's `getTarget` knows). */
-export const TARGET_NAMES = ['gfx950', 'gfx942', 'sm_90'] as const;
-export type TargetName = (typeof TARGET_NAMES)[number];
+/** Targets the kernel is written for: every @rocke/ir target (re-exported for callers). */
+export { TARGET_NAMES, type TargetName };
 
 /** fp32 elements a thread reads per slice per vector group: 4 = one 16-byte load, 8 = two. */
 export const VECTOR_WIDTHS = [4, 8] as const;

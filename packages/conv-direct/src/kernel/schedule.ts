@@ -2,8 +2,9 @@
  * Which staging schedule a spec's kernel uses, as a pure function of the spec (no IR): shared by
  * the kernel builder and the host's register estimate, so the two cannot disagree.
  */
+import { TARGETS } from '@rocke/ir';
 import type { Spec } from '../spec.js';
-import { TARGETS } from '../targets.js';
+
 
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);

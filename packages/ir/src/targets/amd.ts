@@ -39,6 +39,8 @@ function checkBufferType(target: string, t: Type): void {
 export interface AmdTargetSpec {
   readonly name: 'gfx950' | 'gfx942';
   readonly ldsBytes: number;
+  /** CUs of the product (MI355X: 256, MI300X: 304). */
+  readonly computeUnits: number;
   readonly atoms: readonly MmaAtom[];
   /** `amdhsa_code_object_version` module flag (500 = v5, 600 = v6); undefined leaves LLVM's default (v6 in LLVM 22). */
   readonly codeObjectVersion: number | undefined;
@@ -57,6 +59,15 @@ export function amdTarget(spec: AmdTargetSpec): Target {
     ldsBytes: spec.ldsBytes,
     staticLdsBytes: spec.ldsBytes,
     maxThreadsPerBlock: 1024,
+    computeUnits: spec.computeUnits,
+    // CDNA3 and CDNA4 parts: 8 XCDs; a CU's LDS is the whole per-workgroup limit; 4 SIMDs of 512
+    // registers per lane, at most 8 waves each (2048 threads per CU at wave64).
+    chiplets: 8,
+    maxThreadsPerUnit: 2048,
+    sharedBytesPerUnit: spec.ldsBytes,
+    sharedReservedPerBlock: 0,
+    maxBlocksPerUnit: null,
+    registers: Object.freeze({ kind: 'simd', simdsPerUnit: 4, perLane: 512, maxWavesPerSimd: 8 }),
     kernelCallingConv: 'amdgpu_kernel',
     atoms: Object.freeze([...spec.atoms]),
 

@@ -1,5 +1,6 @@
 /**
- * MMA atoms with their exact lane↔element layouts (../shared/reference/isa-facts.md §1.3, §5.3, §7).
+ * MMA atoms with their exact lane↔element layouts (README, "MMA atoms"; checked against the AMD
+ * CDNA3 / CDNA4 ISA guides' MFMA tables and the PTX ISA's mma.sync fragment tables in targets.test.ts).
  * AMD MFMA (wave64): lanes form `64/m` groups of `m`; lane `l` holds row `l % m` of A and column
  * `l % m` of B, with `kPerLane` consecutive k values starting at `kPerLane * floor(l / m)`.
  * NVIDIA mma.sync m16n8k16 (warp32): `g = lane >> 2`, `t = lane & 3`, PTX ISA fragment tables.

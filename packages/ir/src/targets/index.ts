@@ -2,7 +2,7 @@
 import { amdTarget, gfx942Atoms, gfx950Atoms } from './amd.js';
 import { sm90Target } from './nvidia.js';
 import type { Flavor, MmaAtom, Target, TargetName } from './target.js';
-import { FLAVORS, TargetError } from './target.js';
+import { FLAVORS, TARGET_NAMES, TargetError } from './target.js';
 
 export interface TargetOptions {
   /** LLVM flavor of the emitted text (default `llvm22`). */
@@ -11,7 +11,7 @@ export interface TargetOptions {
   readonly codeObjectVersion?: number | null;
 }
 
-export const TARGET_NAMES: readonly TargetName[] = Object.freeze(['gfx950', 'gfx942', 'sm_90'] as const);
+export { TARGET_NAMES };
 
 /** Returns the (frozen) target object for a name; unknown names or flavors are a TargetError. */
 export function getTarget(name: string, options: TargetOptions = {}): Target {
@@ -24,9 +24,9 @@ export function getTarget(name: string, options: TargetOptions = {}): Target {
 function build(name: string, cov: number | undefined): Target {
   switch (name) {
     case 'gfx950':
-      return amdTarget({ name: 'gfx950', ldsBytes: 160 * 1024, atoms: gfx950Atoms(), codeObjectVersion: cov });
+      return amdTarget({ name: 'gfx950', ldsBytes: 160 * 1024, computeUnits: 256, atoms: gfx950Atoms(), codeObjectVersion: cov });
     case 'gfx942':
-      return amdTarget({ name: 'gfx942', ldsBytes: 64 * 1024, atoms: gfx942Atoms(), codeObjectVersion: cov });
+      return amdTarget({ name: 'gfx942', ldsBytes: 64 * 1024, computeUnits: 304, atoms: gfx942Atoms(), codeObjectVersion: cov });
     case 'sm_90':
       return sm90Target();
     default:
@@ -38,6 +38,9 @@ function build(name: string, cov: number | undefined): Target {
 export const gfx950: Target = getTarget('gfx950');
 export const gfx942: Target = getTarget('gfx942');
 export const sm_90: Target = getTarget('sm_90');
+
+/** The ready-made targets by name: the one source of each target's hardware facts. */
+export const TARGETS: Readonly<Record<TargetName, Target>> = Object.freeze({ gfx950, gfx942, sm_90 });
 
 /**
  * The atom whose `intrinsic` is `name` (e.g. `llvm.amdgcn.mfma.f32.16x16x32.bf16`), across all

@@ -75,6 +75,14 @@ export function sm90Target(): Target {
     ldsBytes: 227 * 1024,
     staticLdsBytes: 48 * 1024,
     maxThreadsPerBlock: 1024,
+    // Compute capability 9.0 per-SM limits; 132 SMs on the H200.
+    computeUnits: 132,
+    chiplets: 1,
+    maxThreadsPerUnit: 2048,
+    sharedBytesPerUnit: 228 * 1024,
+    sharedReservedPerBlock: 1024,
+    maxBlocksPerUnit: 32,
+    registers: Object.freeze({ kind: 'file', perUnit: 65536, maxPerThread: 255 }),
     kernelCallingConv: 'ptx_kernel',
     atoms: Object.freeze(atoms),
 

@@ -8,7 +8,14 @@ import type { Module } from '../module.js';
 import { typeToString, voidT } from '../types.js';
 import type { Type, VectorType } from '../types.js';
 
-export type TargetName = 'gfx950' | 'gfx942' | 'sm_90';
+/** The targets, in the order tools list them. */
+export const TARGET_NAMES = Object.freeze(['gfx950', 'gfx942', 'sm_90'] as const);
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+/** True when `name` is one of {@link TARGET_NAMES}. */
+export function isTargetName(name: unknown): name is TargetName {
+  return typeof name === 'string' && (TARGET_NAMES as readonly string[]).includes(name);
+}
 export type Vendor = 'amd' | 'nvidia';
 export type Axis = 'x' | 'y' | 'z';
 /** The LLVM major version the emitted text is written for. */
@@ -60,6 +67,15 @@ export interface MmaAtom {
   emit(b: Builder, a: Value, bv: Value, c: Value): Value;
 }
 
+/**
+ * The register file residency is computed from. AMD (`simd`): each SIMD (4 per CU) has `perLane`
+ * 32-bit registers per lane, VGPRs and AGPRs from one file (gfx90a and later), and holds at most
+ * `maxWavesPerSimd` waves. NVIDIA (`file`): `perUnit` registers per SM, at most `maxPerThread` per thread.
+ */
+export type RegisterFile =
+  | { readonly kind: 'simd'; readonly simdsPerUnit: number; readonly perLane: number; readonly maxWavesPerSimd: number }
+  | { readonly kind: 'file'; readonly perUnit: number; readonly maxPerThread: number };
+
 /** A kernel parameter. Pointers to global memory are `ptr(1)`. */
 export interface KernelParam {
   readonly name: string;
@@ -110,7 +126,7 @@ export interface AsyncCopy {
 }
 
 /**
- * NVIDIA sm_90a warpgroup MMA (`wgmma.mma_async`, isa-facts-style facts checked on the H200 by
+ * NVIDIA sm_90a warpgroup MMA (`wgmma.mma_async`; the layouts below are checked on the H200 by
  * packages/ir/device/run.sh): `D[64 x n] += A[64 x 16] · B[16 x n]` over the 128 threads of a
  * warpgroup, A and B read from shared memory through 64-bit descriptors, f32 accumulators in
  * registers. Both operands are K-major without swizzle: an operand is made of core matrices of 8
@@ -197,6 +213,20 @@ export interface Target {
   /** NVIDIA: static shared memory above this must be dynamic. AMD: same as ldsBytes. */
   readonly staticLdsBytes: number;
   readonly maxThreadsPerBlock: number;
+  // Residency: how workgroups share a compute unit (AMD CU, NVIDIA SM). README "Target facts" cites each number.
+  /** Compute units (CUs) or SMs of the product built on this ISA that the project plans for: MI355X, MI300X, H200. */
+  readonly computeUnits: number;
+  /** Dies with their own L2 (AMD XCDs); workgroups are dealt round-robin across them. 1 on NVIDIA. */
+  readonly chiplets: number;
+  /** Resident threads per unit. */
+  readonly maxThreadsPerUnit: number;
+  /** LDS / shared memory per unit that its resident workgroups divide among themselves, bytes. */
+  readonly sharedBytesPerUnit: number;
+  /** Shared memory the runtime reserves per resident workgroup (1 KiB on sm_90), bytes. */
+  readonly sharedReservedPerBlock: number;
+  /** Resident workgroups per unit where the hardware caps them separately; null where waves cap them. */
+  readonly maxBlocksPerUnit: number | null;
+  readonly registers: RegisterFile;
   readonly kernelCallingConv: 'amdgpu_kernel' | 'ptx_kernel';
   /** Every MMA atom this target has. */
   readonly atoms: readonly MmaAtom[];
