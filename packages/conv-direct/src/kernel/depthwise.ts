@@ -20,7 +20,7 @@ import { bfloat, f32, getTarget, half, i16, i8, vec, zero, type Builder, type Gl
 import { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, type DepthwiseGeometry } from '../depthwise-geometry.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import type { Spec } from '../spec.js';
-import { openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel, type KernelArgs } from './open.js';
+import { builtKernel, openConvKernel, openStoreEpilogue, SENTINEL_OFFSET, type ConvKernel, type KernelArgs } from './open.js';
 import { emitTileOrigin } from './grid-decode.js';
 
 const E = ELEMENT_BYTES;
@@ -42,19 +42,14 @@ export function buildDepthwiseKernel(spec: Spec, t: Target = getTarget(spec.targ
   );
   emitDepthwiseBody(b, args, t, spec, g, lds);
   b.ret();
-  return {
-    spec,
-    target: t,
-    module,
-    name,
+  return builtKernel(spec, t, { module, name, abi }, {
     threads: g.threads,
     dynamicSharedBytes: g.ldsBytes,
-    abi,
     schedule: 'single-stage',
     fragmentLoad: 'vector',
     weightLayout: 'tap-major',
     epilogue: 'direct',
-  };
+  });
 }
 
 function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: DepthwiseGeometry, lds: Value): void {

@@ -35,6 +35,7 @@ import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOri
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
+  builtKernel,
   emitChannelSlice,
   emitHaloPhaseColumn,
   emitHaloSource,
@@ -201,19 +202,14 @@ class MmaConvBuilder {
     this.args = args;
     this.emitBody(b, lds);
     b.ret();
-    return {
-      spec,
-      target: t,
-      module,
-      name,
+    return builtKernel(spec, t, { module, name, abi }, {
       threads: this.threads,
       dynamicSharedBytes: this.g.ldsBytes,
-      abi,
       schedule: this.schedule,
       fragmentLoad: this.ldmatrix ? 'ldmatrix' : 'vector',
       weightLayout: this.weightLayout,
       epilogue: this.stagedEpilogue ? 'lds-staged' : 'direct',
-    };
+    });
   }
 
   private emitBody(b: Builder, lds: Value): void {

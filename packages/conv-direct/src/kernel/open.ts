@@ -49,6 +49,15 @@ export interface ConvKernel {
   readonly epilogue: 'lds-staged' | 'direct';
 }
 
+/** What a builder decides about its kernel: the parts of {@link ConvKernel} beyond the spec and the opening. */
+export type KernelShape = Pick<ConvKernel, 'threads' | 'dynamicSharedBytes' | 'schedule' | 'fragmentLoad' | 'weightLayout' | 'epilogue'>;
+
+/** The built-kernel record of a kernel opened by {@link openConvKernel} and finished by its builder. */
+export function builtKernel(spec: Spec, t: Target, opened: Pick<OpenConvKernel, 'module' | 'name' | 'abi'>, shape: KernelShape): ConvKernel {
+  const { threads, dynamicSharedBytes, ...how } = shape;
+  return { spec, target: t, module: opened.module, name: opened.name, threads, dynamicSharedBytes, abi: opened.abi, ...how };
+}
+
 /** A spec the builder cannot lower (the reason says why). */
 export class ConvKernelError extends Error {
   override readonly name = 'ConvKernelError';

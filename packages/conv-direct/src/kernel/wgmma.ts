@@ -19,6 +19,7 @@ import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOri
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
+  builtKernel,
   emitChannelSlice,
   emitHaloPhaseColumn,
   emitHaloSource,
@@ -101,19 +102,14 @@ export class WgmmaConvBuilder {
     this.args = args;
     this.emitBody(b, lds);
     b.ret();
-    return {
-      spec,
-      target: t,
-      module,
-      name,
+    return builtKernel(spec, t, { module, name, abi }, {
       threads: this.threads,
       dynamicSharedBytes: this.g.ldsBytes,
-      abi,
       schedule: 'async-copy',
       fragmentLoad: 'descriptor',
       weightLayout: 'core-matrix',
       epilogue: 'direct',
-    };
+    });
   }
 
   /** LDS column of halo column `c`: strided tiles store their columns by phase, so a tap's window is contiguous. */

@@ -27,6 +27,17 @@ const NAME = new RegExp(
   ].join('_'),
 );
 
+/** Numeric spec fields, each read from its group of {@link NAME}. */
+const NUMBER_FIELDS = {
+  R: 'R', S: 'S', stride_h: 'sh', stride_w: 'sw', pad_h: 'ph', pad_w: 'pw', tile_h: 'th', tile_w: 'tw', tile_k: 'tk',
+  ck: 'ck', waves_m: 'wm', waves_n: 'wn', lds_pad: 'lp', num_xcds: 'xcds', chiplet_chunk: 'chunk', swizzle_wgm: 'wgm',
+} as const;
+
+/** Numeric fields that `kernelName` writes only when they differ from their default: [group, default]. */
+const OPTIONAL_FIELDS = {
+  dilation_h: ['dh', 1], dilation_w: ['dw', 1], iglp: ['iglp', null], waves_per_eu: ['we', null], group_merge: ['gm', 1], tile_n: ['tn', 1], c_tail: ['ct', 0],
+} as const;
+
 /**
  * Reads a kernel name back into its spec. The name carries every field behind its own tag, so the
  * spec is exact; the result is checked by the strict schema and by naming it again.
@@ -35,39 +46,16 @@ export function specFromKernelName(name: string): SpecResult {
   const m = NAME.exec(name);
   if (!m) return { ok: false, reason: `'${name}' is not a conv-direct kernel name` };
   const g = m.groups!;
-  const n = (k: string) => Number(g[k]);
-  const opt = (k: string) => (g[k] === undefined ? null : Number(g[k]));
   const spec = {
     variant: g['variant'],
     target: g['target'],
     dtype: g['dtype'],
-    R: n('R'),
-    S: n('S'),
-    stride_h: n('sh'),
-    stride_w: n('sw'),
-    pad_h: n('ph'),
-    pad_w: n('pw'),
-    dilation_h: opt('dh') ?? 1,
-    dilation_w: opt('dw') ?? 1,
-    tile_h: n('th'),
-    tile_w: n('tw'),
-    tile_k: n('tk'),
-    ck: n('ck'),
-    waves_m: n('wm'),
-    waves_n: n('wn'),
     atom: g['atom'],
-    lds_pad: n('lp'),
     double_buffer: g['db'] !== undefined,
     chiplet_swizzle: g['cs'] === '1',
-    num_xcds: n('xcds'),
-    chiplet_chunk: n('chunk'),
-    swizzle_wgm: n('wgm'),
-    iglp: opt('iglp'),
-    waves_per_eu: opt('we'),
-    group_merge: opt('gm') ?? 1,
-    tile_n: opt('tn') ?? 1,
-    c_tail: opt('ct') ?? 0,
     k_tail: g['kt'] !== undefined,
+    ...Object.fromEntries(Object.entries(NUMBER_FIELDS).map(([field, group]) => [field, Number(g[group])])),
+    ...Object.fromEntries(Object.entries(OPTIONAL_FIELDS).map(([field, [group, absent]]) => [field, g[group] === undefined ? absent : Number(g[group])])),
     ...(g['whole'] !== undefined ? { whole_map: true } : {}),
   };
   const parsed = parseSpec(spec);
