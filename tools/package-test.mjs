@@ -57,6 +57,9 @@ function packAll(dest) {
     const bad = paths.filter((p) => unwanted.some((re) => re.test(p)));
     const missing = ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts'].filter((p) => !paths.includes(p));
     if (dir === 'hip-runtime' && !paths.some((p) => p.startsWith('prebuilds/linux-x64/'))) missing.push('prebuilds/linux-x64/*.node');
+    // The workspace-only `@rocke/source` export condition points at src/, which is not packed (tools/pack-exports.mjs strips it).
+    const manifest = spawnSync('tar', ['-xOzf', join(dest, info.filename), 'package/package.json'], { encoding: 'utf8' }).stdout;
+    if (manifest.includes('@rocke/source')) bad.push('package.json exports name the @rocke/source condition');
     record(`tarball contents ${info.name}`, bad.length === 0 && missing.length === 0, [bad.length ? `unwanted: ${bad.join(', ')}` : '', missing.length ? `missing: ${missing.join(', ')}` : ''].join('\n'));
     packed.push({ dir, name: info.name, tarball: join(dest, info.filename), size: info.size, unpackedSize: info.unpackedSize, files: info.entryCount });
   }
