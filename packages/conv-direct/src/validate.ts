@@ -132,19 +132,7 @@ function validateWarpgroupTiles(s: Spec): string | null {
   if (s.tile_k % s.waves_m !== 0) return `tile_k ${s.tile_k} does not split over waves_m ${s.waves_m} warpgroups`;
   const n = s.tile_k / s.waves_m;
   if (n % 8 !== 0 || n > WGMMA_MAX_N) return `tile_k/waves_m = ${n} output channels per warpgroup is not a wgmma N (a multiple of 8 up to ${WGMMA_MAX_N})`;
-  // Accumulators stay in registers: the block's threads must fit the SM's register file with them
-  // (ptxas refuses 8-warpgroup tiles of 128 accumulators per thread).
-  const { threads, accPerLane: acc } = specGeometry(s);
-  const file = TARGETS[s.target].registers;
-  if (file.kind === 'file' && acc + WGMMA_BOOKKEEPING_REGISTERS > file.maxPerThread) {
-    return `${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS} registers per thread exceed the ${file.maxPerThread}-register limit of ${s.target}`;
-  }
-  if (file.kind === 'file' && threads * (acc + WGMMA_BOOKKEEPING_REGISTERS) > file.perUnit) {
-    return `${threads} threads x (${acc} accumulators + ${WGMMA_BOOKKEEPING_REGISTERS}) registers exceed the ${file.perUnit}-register file of ${s.target}`;
-  }
-  if (s.lds_pad !== 0) return `lds_pad ${s.lds_pad}: warpgroup-MMA tiles read 128-byte core matrices and take no pad (use 0)`;
-  if (!s.double_buffer) return 'the warpgroup-MMA kernel stages with cp.async into two buffers: double_buffer must be true';
-  return null;
+  return validateWgmmaResources(s);
 }
 
 /**
@@ -161,6 +149,15 @@ function validateWholeMapTiles(s: Spec): string | null {
   if (s.tile_k % s.waves_m !== 0 || (s.tile_k / s.waves_m) % 64 !== 0) {
     return `whole_map: tile_k ${s.tile_k} over waves_m ${s.waves_m} is not whole 64-channel m-blocks per warpgroup (M = 64 output channels)`;
   }
+  return validateWgmmaResources(s);
+}
+
+/**
+ * What every warpgroup-MMA tile needs of the SM: accumulators stay in registers, so the block's
+ * threads must fit the register file with them (ptxas refuses 8-warpgroup tiles of 128 accumulators
+ * per thread); 128-byte core matrices take no LDS pad; cp.async stages into two buffers.
+ */
+function validateWgmmaResources(s: Spec): string | null {
   const { threads, accPerLane: acc } = specGeometry(s);
   const file = TARGETS[s.target].registers;
   if (file.kind === 'file' && acc + WGMMA_BOOKKEEPING_REGISTERS > file.maxPerThread) {
