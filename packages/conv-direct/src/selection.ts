@@ -80,6 +80,11 @@ export interface VariantSelection {
   specs: Spec[];
   /** The cost model's predicted time of each spec, microseconds (same order as `specs`). */
   predictedUs: number[];
+  /**
+   * Why selecting this variant threw (e.g. a chooser's PlanError), as `Name: message`; then
+   * `specs` is empty. One shape's failure is recorded so the rest of a suite is still selected.
+   */
+  error?: string;
 }
 
 /** What a problem set selected for one shape and target. */
@@ -151,12 +156,9 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
     const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
-    const pools = wanted.map((variant) => {
-      const valid = problemCandidates(problem, target, { variant }).valid;
-      return { variant, valid, likely: spillFilter(valid) };
-    });
-    const ordered = orderAcrossVariants(pools.map((p) => p.likely.kept), problem, cap);
-    const variants = pools.map(({ variant, valid, likely }): VariantSelection => {
+    const pools = wanted.map((variant) => variantPool(problem, target, variant));
+    const ordered = orderRecordingErrors(pools, problem, cap);
+    const variants = pools.map(({ variant, valid, likely, error }): VariantSelection => {
       const mine = ordered.filter((o) => o.spec.variant === variant);
       return {
         variant,
@@ -165,8 +167,51 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
         share: mine.length,
         specs: mine.map((o) => o.spec),
         predictedUs: mine.map((o) => o.score.predictedUs),
+        ...(error ? { error } : {}),
       };
     });
     return { name, cls, problem, target, cap, variants, notes };
   });
+}
+
+interface VariantPool {
+  variant: Variant;
+  valid: Spec[];
+  likely: ReturnType<typeof spillFilter>;
+  error?: string;
+}
+
+const errorLine = (err: unknown): string => {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return `${e.name}: ${e.message.split('\n')[0]}`;
+};
+
+/** A variant's valid and likely non-spilling candidates; what throws is recorded in `error`. */
+function variantPool(problem: Problem, target: TargetName, variant: Variant): VariantPool {
+  try {
+    const valid = problemCandidates(problem, target, { variant }).valid;
+    return { variant, valid, likely: spillFilter(valid) };
+  } catch (err) {
+    return { variant, valid: [], likely: { kept: [], dropped: [] }, error: errorLine(err) };
+  }
+}
+
+/**
+ * {@link orderAcrossVariants} over the pools without an error. When ordering throws, each pool is
+ * ordered alone to find the ones that throw; those get the error and the rest is ordered.
+ */
+function orderRecordingErrors(pools: VariantPool[], problem: Problem, cap: number): ReturnType<typeof orderAcrossVariants> {
+  const order = () => orderAcrossVariants(pools.filter((p) => !p.error).map((p) => p.likely.kept), problem, cap);
+  try {
+    return order();
+  } catch {
+    for (const p of pools.filter((q) => !q.error)) {
+      try {
+        orderAcrossVariants([p.likely.kept], problem, cap);
+      } catch (err) {
+        p.error = errorLine(err);
+      }
+    }
+    return order();
+  }
 }

@@ -49,6 +49,8 @@ export interface BenchPrepResult {
   /** Distinct code blobs in the kernels directory and their total bytes. */
   blobs: number;
   bytes: number;
+  /** Shapes whose selection threw for some variant (that variant is left out; the rest was prepared), with the reasons. */
+  failedShapes: { name: string; reasons: string[] }[];
 }
 
 /**
@@ -58,7 +60,8 @@ export interface BenchPrepResult {
  * up-to-date entries; elf-prune drops spilling split_c entries), plus the split-reduce helper
  * kernels. The kernels directory holds only the code blobs, content-addressed like the cache
  * (identical code is stored once), and the manifest. Blobs of earlier runs no longer referenced
- * are removed so the directory stays small.
+ * are removed so the directory stays small. A shape whose selection throws (a chooser's PlanError)
+ * is recorded in `failedShapes` and its manifest notes; the other shapes are still prepared.
  */
 export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepResult> {
   const { target, cache, compiler } = options;
@@ -66,6 +69,7 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
   const flavor = compiler.flavor;
   const pick = new Map<string, Spec>(); // `${dtype}/${variant}` + name -> spec, the union over shapes
+  const failedShapes: BenchPrepResult['failedShapes'] = [];
   const perShape: { shape: BenchRequest['problems'][number]; chosen: { spec: Spec; score: number }[]; available: Record<string, number>; notes: string[] }[] = [];
   for (const selection of selectProblemSpecs(options.problems, target, { cap, ...(options.variants ? { variants: options.variants } : {}) })) {
     const available: Record<string, number> = {};
@@ -73,6 +77,7 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     const chosen: { spec: Spec; score: number }[] = [];
     for (const v of selection.variants) {
       available[v.variant] = v.valid;
+      if (v.error) notes.push(`${v.variant}: selection failed: ${v.error}`);
       if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the shape's cap of ${selection.cap} by predicted time)`);
       v.specs.forEach((bare, i) => {
         const spec = withEpilogue(bare, options.epilogue);
@@ -81,6 +86,8 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
       });
     }
     perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, chosen, available, notes });
+    const reasons = selection.variants.flatMap((v) => (v.error ? [`${v.variant}: ${v.error}`] : []));
+    if (reasons.length) failedShapes.push({ name: selection.name, reasons });
   }
 
   const grid = (t: TargetName, dtype: string, variant: string): Spec[] =>
@@ -148,5 +155,5 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     if (!referenced.has(d)) out.removeBlob(d);
     else bytes += out.blobStat(d)?.size ?? 0;
   }
-  return { manifest, compile, blobs: referenced.size, bytes };
+  return { manifest, compile, blobs: referenced.size, bytes, failedShapes };
 }

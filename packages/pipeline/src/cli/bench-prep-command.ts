@@ -18,7 +18,8 @@ export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [
   plus the split-reduce helpers, and writes DIR/bench-manifest.json and DIR/blobs/ (code only,
   deduplicated). Then, on the GPU: rocke bench --suite SUITE.json --cache-dir DIR --verify --vs-cudnn
   --epilogue (e.g. silu:b32:res = silu, fp32 bias, residual) compiles every candidate fused with it;
-  the bench of DIR then times, verifies and compares the fused kernels (cuDNN + PyTorch's ops).`;
+  the bench of DIR then times, verifies and compares the fused kernels (cuDNN + PyTorch's ops).
+  A shape whose selection throws is noted and skipped; the rest is prepared, then exit 1 naming it.`;
 
 /** `rocke bench-prep`: compiles a suite's candidates and writes a bench manifest (`deps` gives compiler and pruner). */
 export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner'>): Promise<number> {
@@ -55,7 +56,7 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   });
   progress?.finish();
   const { manifest, compile } = result;
-  if (values.json) printJson(io, { manifest, compile: { ...compile }, blobs: result.blobs, bytes: result.bytes });
+  if (values.json) printJson(io, { manifest, compile: { ...compile }, blobs: result.blobs, bytes: result.bytes, failedShapes: result.failedShapes });
   else {
     const rows = manifest.shapes.map((s) => [s.name, s.cls ?? '-', Object.entries(s.available).map(([v, n]) => `${v} ${n}`).join(', '), s.candidates.length, s.notes.length]);
     io.stdout(formatTable(['shape', 'class', 'valid', 'compiled', 'notes'], rows, ['left', 'left', 'left', 'right', 'right']));
@@ -65,5 +66,7 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
         `${values.out}: ${result.blobs} code blobs, ${formatBytes(result.bytes)}, ${manifest.helpers.length} split-reduce helpers\n`,
     );
   }
-  return compile.failed.length ? 1 : 0;
+  for (const f of result.failedShapes) io.stderr(`rocke bench-prep: ${f.name}: ${f.reasons.join('; ')}\n`);
+  if (result.failedShapes.length) io.stderr(`rocke bench-prep: selection failed for ${result.failedShapes.length} shape(s): ${result.failedShapes.map((f) => f.name).join(', ')} (the other shapes were prepared)\n`);
+  return compile.failed.length || result.failedShapes.length ? 1 : 0;
 }

@@ -36,7 +36,8 @@ export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --
   grouped/split_c entries; the kept kernels are printed (problem sets), then a summary.
   --target all: every target. --shard compiles every n-th job (0-based i; auto reads
   JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID) without pruning; rocke cache merge folds the shards,
-  then one unsharded run prunes. Exit 1 if any job failed; else exit 2 if a shape has no valid
+  then one unsharded run prunes. Exit 1 if any job failed or a shape's selection threw (the other
+  shapes still compile; stderr names it); else exit 2 if a shape has no valid
   candidate on a target (conv-direct's decisive reason on stderr; a single such problem compiles nothing).
   ${PROBLEM_USAGE.replace(/\n/g, '\n  ')}
   ${PROBLEM_SET_USAGE.replace(/\n/g, '\n  ')}`;
@@ -165,7 +166,9 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     }
   }
   for (const u of uncovered) io.stderr(`rocke compile-all: no valid candidate for ${formatUncovered(u)}\n`);
-  return report.failed.length || report.aborted ? 1 : uncovered.length ? 2 : 0;
+  const unselected = selections.flatMap((s) => s.variants.filter((v) => v.error).map((v) => `${s.name} on ${s.target}: ${v.variant}: ${v.error}`));
+  for (const line of unselected) io.stderr(`rocke compile-all: selection failed for ${line}\n`);
+  return report.failed.length || report.aborted || unselected.length ? 1 : uncovered.length ? 2 : 0;
 }
 
 /**
@@ -215,7 +218,7 @@ function shapesByEntry(selections: readonly ShapeSelection[], flavor: string): M
 function formatSelections(selections: readonly ShapeSelection[]): string {
   const rows: (string | number)[][] = [];
   for (const s of selections) {
-    for (const v of s.variants) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), v.variant, v.valid, v.spillHeuristic, v.specs.length]);
+    for (const v of s.variants) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), v.variant, v.valid, v.spillHeuristic, v.error ? `selection failed: ${v.error}` : v.specs.length]);
     for (const note of s.notes) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), '-', '', '', note]);
   }
   return formatTable(['shape', 'class', 'target', 'problem', 'variant', 'valid', 'likely spill', 'selected'], rows, ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'right']);
@@ -228,7 +231,7 @@ function selectionJson(s: ShapeSelection) {
     target: s.target,
     problem: s.problem,
     cap: s.cap,
-    variants: s.variants.map((v) => ({ variant: v.variant, valid: v.valid, spillHeuristic: v.spillHeuristic, selected: v.specs.length })),
+    variants: s.variants.map((v) => ({ variant: v.variant, valid: v.valid, spillHeuristic: v.spillHeuristic, selected: v.specs.length, ...(v.error ? { error: v.error } : {}) })),
     notes: s.notes,
   };
 }
