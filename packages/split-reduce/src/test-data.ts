@@ -1,4 +1,5 @@
 /** Deterministic test inputs for the interpreter tests (not exported from the package). */
+import type { Activation } from '@rocke/ir';
 
 /** mulberry32: a small deterministic PRNG (uniform in [0, 1)). */
 export function rng(seed: number): () => number {
@@ -42,7 +43,7 @@ export function partialSums(count: number, splits: number, seed: number): Float3
 
 /** The store epilogue's arithmetic on the host, operation for operation as @rocke/ir emits it (fp32 after each). */
 export interface HostEpilogue {
-  act: 'none' | 'relu' | 'relu6' | 'leaky_relu' | 'silu' | 'hard_swish' | 'gelu' | 'sigmoid' | 'clamp';
+  act: Activation;
   alpha: number;
   beta: number;
   slope: number;

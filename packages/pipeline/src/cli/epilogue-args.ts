@@ -21,7 +21,7 @@ export const EPILOGUE_OPTIONS = {
 } as const;
 
 /** The usage lines of the epilogue flags. */
-export const EPILOGUE_USAGE = `  Fused epilogue, y = act(alpha*conv + bias[k] + beta*r): --act none|relu|relu6|leaky_relu|silu|hard_swish|gelu|sigmoid|clamp
+export const EPILOGUE_USAGE = `  Fused epilogue, y = act(alpha*conv + bias[k] + beta*r): --act ${ACTIVATIONS.join('|')}
   [--alpha 1] [--bias b.npy] [--residual r.npy --beta 1] [--slope 0.01 (leaky_relu)] [--lo L --hi H (clamp)].
   bias is [K]: float32 (used as is) or the problem's dtype; residual is y's shape [N, Ho, Wo, K] in the
   dtype (or float32, rounded).`;
