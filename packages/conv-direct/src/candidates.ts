@@ -5,10 +5,10 @@
 import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
-import { checkProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
+import { checkProblem, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { kernelName, type Spec, type Variant } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_TENSOR_BYTES, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
-import { validate, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
+import { frozenSpec, markChecked, validate, validateBuilt, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
 import { SPILL_BUDGET_FRACTION } from './spill.js';
 import { wholeMapImages } from './whole-map.js';
 
@@ -320,26 +320,44 @@ export interface CandidateSet {
 
 /**
  * Validates `specs` (each against `problemFor(spec)` when given) and keeps the first spec of each
- * kernel name.
+ * kernel name, as a deeply frozen copy that `validate()` later accepts without re-reading the schema.
  */
 export function filterCandidates(specs: readonly Spec[], problemFor?: (spec: Spec) => Problem | undefined): CandidateSet {
+  return keepValid(specs, (spec) => {
+    // The frozen copy validates without the schema wherever it goes next (ranking, split trials).
+    const checked = frozenSpec(spec);
+    const v = validate(checked ?? spec, problemFor?.(spec));
+    return v.ok ? checked! : v.reason;
+  });
+}
+
+/** {@link filterCandidates} of the grid's own specs over a problem the schema accepted (no schema reads). */
+function filterGrid(specs: readonly Spec[], problem: Problem): CandidateSet {
+  return keepValid(specs, (spec) => {
+    const v = validateBuilt(spec, problem);
+    return v.ok ? markChecked(spec) : v.reason;
+  });
+}
+
+/** The specs `check` accepts (it returns the spec to keep, or the reason), the first of each kernel name. */
+function keepValid(specs: readonly Spec[], check: (spec: Spec) => Spec | string): CandidateSet {
   const seen = new Set<string>();
   const valid: Spec[] = [];
   const rejected: { spec: Spec; reason: string }[] = [];
   let duplicates = 0;
   for (const spec of specs) {
-    const v = validate(spec, problemFor?.(spec));
-    if (!v.ok) {
-      rejected.push({ spec, reason: v.reason });
+    const kept = check(spec);
+    if (typeof kept === 'string') {
+      rejected.push({ spec, reason: kept });
       continue;
     }
-    const name = kernelName(spec);
+    const name = kernelName(kept);
     if (seen.has(name)) {
       duplicates++;
       continue;
     }
     seen.add(name);
-    valid.push(spec);
+    valid.push(kept);
   }
   return { raw: specs.length, valid, rejected, duplicates };
 }
@@ -445,14 +463,17 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
   if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...wholeMapVariants(specs, problem));
-  const set = filterCandidates(specs, () => launchProblem);
+  // The schema reads the problem once; the grid's specs are built here, field by field.
+  const parsed = ProblemSchema.safeParse(launchProblem);
+  const filter = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
+  const set = filter(specs);
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
   // offered tile passing the target's LDS) the compact grid with them.
   const base = { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, channels, tails: true };
-  const tailed = filterCandidates(candidateGrid(target, base), () => launchProblem);
+  const tailed = filter(candidateGrid(target, base));
   if (tailed.valid.length > 0 || gridOpts.compact) return tailed;
-  return filterCandidates(candidateGrid(target, { ...base, compact: true }), () => launchProblem);
+  return filter(candidateGrid(target, { ...base, compact: true }));
 }
 
 /** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */

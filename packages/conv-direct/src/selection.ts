@@ -9,6 +9,7 @@ import { parseProblem, problemGeometry, type Dtype, type Problem } from './probl
 import { orderCandidates } from './ranking.js';
 import type { Spec, Variant } from './spec.js';
 import { spillFilter } from './spill.js';
+import { frozenProblem } from './validate.js';
 import type { TargetName } from './targets.js';
 
 /** A problem with the name and class it is reported under (the shape of a suite entry). */
@@ -156,8 +157,9 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
     const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
-    const pools = wanted.map((variant) => variantPool(problem, target, variant));
-    const ordered = orderRecordingErrors(pools, problem, cap);
+    const frozen = frozenProblem(problem);
+    const pools = wanted.map((variant) => variantPool(frozen, target, variant));
+    const ordered = orderRecordingErrors(pools, frozen, cap);
     const variants = pools.map(({ variant, valid, likely, error }): VariantSelection => {
       const mine = ordered.filter((o) => o.spec.variant === variant);
       return {

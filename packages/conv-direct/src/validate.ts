@@ -3,6 +3,7 @@
  * `validate()` never throws: every failure, including malformed input, comes back as a reason.
  */
 import { isBareEpilogue, TARGETS } from '@rocke/ir';
+import type { z } from 'zod';
 import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
 import { pointwiseSpecReason } from './pointwise.js';
@@ -255,12 +256,57 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
 }
 
 /**
+ * Objects a schema accepted that cannot change since: frozen (their nested objects too), so the
+ * check still holds. Candidate searches validate one spec and one problem many times (each
+ * candidate, each split count, the ranker's trials); those skip the schema after the first pass.
+ */
+const CHECKED = new WeakMap<object, z.ZodType>();
+
+function deeplyFrozen(value: object): boolean {
+  return Object.isFrozen(value) && Object.values(value).every((v) => typeof v !== 'object' || v === null || deeplyFrozen(v));
+}
+
+/** `schema.safeParse(input)`, skipped for an input this schema already accepted and that is deeply frozen. */
+function schemaChecked<T extends z.ZodType>(schema: T, input: unknown): z.ZodSafeParseResult<z.output<T>> {
+  if (typeof input === 'object' && input !== null && CHECKED.get(input) === schema) return { success: true, data: input as z.output<T> };
+  const r = schema.safeParse(input);
+  if (r.success && typeof input === 'object' && input !== null && deeplyFrozen(input)) CHECKED.set(input, schema);
+  return r;
+}
+
+/**
+ * A deeply frozen copy of a spec the schema accepts (the candidate grid's output), which
+ * {@link validate} then checks against problems without re-reading the schema; null if it is rejected.
+ */
+export function frozenSpec(spec: unknown): Spec | null {
+  if (typeof spec === 'object' && spec !== null && CHECKED.get(spec) === SpecSchema) return spec as Spec;
+  const r = SpecSchema.safeParse(spec);
+  return r.success ? markChecked(r.data) : null;
+}
+
+/** A frozen copy of a problem: {@link validate} reads its schema once, not at every candidate and split trial. */
+export function frozenProblem(problem: Problem): Problem {
+  return Object.isFrozen(problem) ? problem : Object.freeze({ ...problem });
+}
+
+/**
+ * Freezes a spec this package built field by field (the candidate grid's) and marks it as one the
+ * schema accepts, without the schema's read (zoo.test.ts checks that the grid's specs parse).
+ * Package-internal: specs from outside go through {@link frozenSpec}.
+ */
+export function markChecked(spec: Spec): Spec {
+  if (spec.epilogue) Object.freeze(spec.epilogue);
+  CHECKED.set(Object.freeze(spec), SpecSchema);
+  return spec;
+}
+
+/**
  * Validates a spec, alone or for one launch over `problem`. Never throws: a malformed spec or
  * problem, an unknown target and internal errors all come back as `{ok: false, reason}`.
  */
 export function validate(spec: unknown, problem?: unknown, options: ValidateOptions = {}): Validation {
   try {
-    const parsedSpec = SpecSchema.safeParse(spec);
+    const parsedSpec = schemaChecked(SpecSchema, spec);
     if (!parsedSpec.success) return fail(`spec ${zodReason(parsedSpec.error)}`);
     const s = parsedSpec.data;
     const specReason = validateSpecOnly(s);
@@ -271,9 +317,22 @@ export function validate(spec: unknown, problem?: unknown, options: ValidateOpti
       if (s.variant !== 'split_c' && splits !== 1) return fail(`splits ${splits} needs the split_c variant`);
       return OK;
     }
-    const parsedProblem = ProblemSchema.safeParse(problem);
+    const parsedProblem = schemaChecked(ProblemSchema, problem);
     if (!parsedProblem.success) return fail(`problem ${zodReason(parsedProblem.error)}`);
     const reason = validateAgainstProblem(s, parsedProblem.data, options.splits ?? 1);
+    return reason ? fail(reason) : OK;
+  } catch (e) {
+    return fail(`validation failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * {@link validate} for one launch (split count 1) of a spec this package built field by field (the
+ * candidate grid's) over a problem the schema accepted: the rules without the schemas' reads.
+ */
+export function validateBuilt(s: Spec, p: Problem): Validation {
+  try {
+    const reason = validateSpecOnly(s) ?? validateAgainstProblem(s, p, 1);
     return reason ? fail(reason) : OK;
   } catch (e) {
     return fail(`validation failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -12,6 +12,8 @@ import { buildConvKernel } from './kernel/build.js';
 import type { Problem } from './problem.js';
 import { problem3x3 } from './test-fixtures.js';
 import { TARGET_NAMES } from './targets.js';
+import { benchVariants } from './selection.js';
+import { SpecSchema } from './spec.js';
 
 interface ZooShape {
   readonly name: string;
@@ -56,6 +58,20 @@ describe('zoo-public: every layer has a kernel', () => {
   it.each(TARGET_NAMES.map((t) => [t] as const))('%s: at least one valid candidate for every shape', (target) => {
     const uncovered = zoo.shapes.map((s) => ({ name: s.name, ...problemCoverage(problemOf(s), target) })).filter((c) => c.valid === 0);
     expect(uncovered).toEqual([]);
+  });
+
+  // problemCandidates marks the grid's specs as schema-checked without reading the schema (they are
+  // built field by field here); this holds the grid to that, over every grid each layer reaches.
+  it.each(TARGET_NAMES.map((t) => [t] as const))('%s: every spec the grid offers a layer reads back through the strict schema', (target) => {
+    for (const s of zoo.shapes.filter((z) => z.N === 1)) {
+      for (const variant of benchVariants(problemOf(s))) {
+        const set = problemCandidates(problemOf(s), target, { variant });
+        for (const spec of [...set.valid, ...set.rejected.map((r) => r.spec)]) {
+          const r = SpecSchema.safeParse(spec);
+          expect(r.success && r.data, `${s.name} ${variant}`).toEqual(spec);
+        }
+      }
+    }
   });
 
   it.each(TARGET_NAMES.map((t) => [t] as const))('%s: the first candidate of every N = 1 layer builds', (target) => {

@@ -7,7 +7,7 @@ import type { Problem } from '../problem.js';
 import { kernelName, parseSpec, type Spec, type Variant } from '../spec.js';
 import { spillFilter } from '../spill.js';
 import type { TargetName } from '../targets.js';
-import { validate } from '../validate.js';
+import { frozenProblem, validate } from '../validate.js';
 import { benchVariants } from '../selection.js';
 import { defaultRankerModel, rankerOrder, rankerExplain, type RankedCandidate, type RankerModel } from './model.js';
 
@@ -42,6 +42,8 @@ export interface ChooseOptions {
   /** Only kernels this says are available (compiled in a cache or catalog); default: every valid one. */
   readonly available?: (kernelName: string) => boolean;
   readonly model?: RankerModel;
+  /** The valid candidates of the variants, when the caller has them already (`problemCandidates(...).valid`); default: computed here. */
+  readonly candidates?: readonly Spec[];
 }
 
 /** The record's choice, when it still serves the problem; else the reason it is ignored. */
@@ -70,7 +72,8 @@ function fromRecord(record: ConvRecordChoice, problem: Problem, target: TargetNa
  * available), else the ranker's first choice among the valid, non-spilling candidates of the
  * variants (restricted to `available`). Returns the reason when nothing can be chosen.
  */
-export function chooseConv(problem: Problem, target: TargetName, options: ChooseOptions = {}): ConvChoice | { reason: string } {
+export function chooseConv(given: Problem, target: TargetName, options: ChooseOptions = {}): ConvChoice | { reason: string } {
+  const problem = frozenProblem(given);
   const notes: string[] = [];
   if (options.record) {
     const r = fromRecord(options.record, problem, target, options.available);
@@ -78,7 +81,8 @@ export function chooseConv(problem: Problem, target: TargetName, options: Choose
     notes.push(`record ignored: ${r}`);
   } else notes.push('no tuning record for this problem on this device');
   const variants = options.variants ?? benchVariants(problem);
-  const specs = variants.flatMap((variant) => spillFilter(problemCandidates(problem, target, { variant }).valid).kept);
+  const valid = options.candidates ?? variants.flatMap((variant) => problemCandidates(problem, target, { variant }).valid);
+  const specs = spillFilter(valid).kept;
   const pool = options.available ? specs.filter((s) => options.available!(kernelName(s))) : specs;
   if (pool.length === 0) {
     const where = options.available ? ` (${specs.length} valid, none available)` : '';

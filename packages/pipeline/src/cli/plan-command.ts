@@ -139,6 +139,7 @@ function choose(problem: Problem, target: TargetName, variants: Variant[], specs
   const { cached, pruned } = state;
   return chooseConv(problem, target, {
     variants,
+    candidates: specs,
     available: cached.size ? (n) => cached.has(n) : (n) => !(n in pruned),
     ...(record ? { record: { spec: record.choice.spec, launch: record.choice.launch, timeMs: record.timeMs, device: record.device.name, date: record.date } } : {}),
   });
