@@ -1,11 +1,11 @@
 import { helperSpecs } from '@rocke/split-reduce';
 import { describe, expect, it } from 'vitest';
-import { benchTrials, compiledSelection, withEpilogue } from './bench-plan.js';
+import { benchTrials, compiledSelection } from './bench-plan.js';
 import { problemCandidates } from './candidates.js';
 import type { Problem } from './problem.js';
 import { splitTrials } from './ranking.js';
 import { benchVariants, selectProblemSpecs } from './selection.js';
-import { kernelName } from './spec.js';
+import { kernelName, withEpilogue } from './spec.js';
 import { spillFilter } from './spill.js';
 
 const SMALL: Problem = { N: 1, H: 14, W: 14, C: 256, K: 256, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
@@ -49,7 +49,7 @@ describe('withEpilogue', () => {
     const dense = problemCandidates(SMALL, 'sm_90').valid[0]!;
     const split = problemCandidates(SMALL, 'sm_90', { variant: 'split_c' }).valid[0]!;
     expect(withEpilogue(dense, epilogue)).toEqual({ ...dense, epilogue });
-    expect(withEpilogue(split, epilogue)).toBe(split);
-    expect(withEpilogue(dense, undefined)).toBe(dense);
+    expect(withEpilogue(split, epilogue)).toEqual(split);
+    expect(withEpilogue(dense, undefined)).toEqual(dense);
   });
 });

@@ -12,22 +12,15 @@ import type { TargetName } from './targets.js';
  * The launch sequences a bench times for one candidate of a problem: the plan as launched, except
  * split_c, whose split count is a runtime argument (one binary serves every count): the chooser's
  * count and its neighbours (`splitTrials`), each followed by the reduce launches of the widest
- * helper of the problem's dtype among `helpers`. `epilogue`: the scalars of a fused epilogue.
+ * helper of the problem's dtype among `helpers`. `epilogue`: the scalars of a fused epilogue;
+ * `shape`: its shape, which split_c's helper must carry (none: a bare helper).
  */
-export function benchTrials(spec: Spec, problem: Problem, helpers: readonly { spec: unknown }[], epilogue?: EpilogueScalars): LaunchSequence[] {
+export function benchTrials(spec: Spec, problem: Problem, helpers: readonly { spec: unknown }[], epilogue?: EpilogueScalars, shape?: Epilogue): LaunchSequence[] {
   const fused = epilogue ? { epilogue } : {};
   if (spec.variant !== 'split_c') return [launchSequence(spec, problem, fused)];
-  const reduce = chooseReduceHelper(helpers, problem.dtype);
+  const reduce = chooseReduceHelper(helpers, problem.dtype, shape);
   if (!reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype} in the manifest`);
   return splitTrials(spec, problem).map((splits) => launchSequence(spec, problem, { splits, reduce: reduce.spec, ...fused }));
-}
-
-/**
- * A candidate compiled with a fused epilogue: the epilogue at its store, except split_c, whose
- * split-reduce helpers apply it (the conv writes fp32 slices). Without one, the spec itself.
- */
-export function withEpilogue(spec: Spec, epilogue: Epilogue | undefined): Spec {
-  return epilogue && spec.variant !== 'split_c' ? { ...spec, epilogue } : spec;
 }
 
 /** What {@link compiledSelection} found for a problem. */

@@ -60,6 +60,7 @@ export {
   type SpecResult,
   type WgmmaLds,
   type Variant,
+  withEpilogue,
 } from './spec.js';
 export { launchGrid, type LaunchGrid } from './grid.js';
 export { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, type DepthwiseGeometry } from './depthwise-geometry.js';
@@ -219,7 +220,7 @@ export {
   type FragmentLoad,
   type StagingSchedule,
 } from './kernel/index.js';
-export { benchTrials, compiledSelection, withEpilogue, type CompiledSelection } from './bench-plan.js';
+export { benchTrials, compiledSelection, type CompiledSelection } from './bench-plan.js';
 export { CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, problemSetFamily, type ConvDirectFamilyOptions } from './family.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
 export { wholeMapImages, wholeMapLayout, type WholeMapFields, type WholeMapLayout } from './whole-map.js';

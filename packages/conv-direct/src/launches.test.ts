@@ -36,6 +36,16 @@ describe('launchSequence', () => {
     expect(launchSequence(firstSpec(small, 'gfx950', 'dense'), small).launches.some((l) => l.programmatic)).toBe(false);
   });
 
+  it('takes a helper of the run\'s epilogue only: bare for a bare run, the same fused shape for a fused one', () => {
+    const silu = { act: 'silu', bias: 'fp32', residual: true } as const;
+    const bare = helperSpecs('sm_90').map((spec) => ({ spec }));
+    const fused = helperSpecs('sm_90').map((spec) => ({ spec: { ...spec, epilogue: silu } }));
+    expect(chooseReduceHelper([...fused, ...bare], 'bf16')?.spec.epilogue).toBeUndefined();
+    expect(chooseReduceHelper([...bare, ...fused], 'bf16', silu)?.spec.epilogue).toEqual(silu);
+    expect(chooseReduceHelper(fused, 'bf16')).toBeUndefined();
+    expect(chooseReduceHelper(fused, 'bf16', { ...silu, act: 'relu' })).toBeUndefined();
+  });
+
   it('finds no helper for a dtype none of the helpers has', () => {
     expect(chooseReduceHelper(helperSpecs('sm_90').filter((s) => s.dtype === 'fp16').map((spec) => ({ spec })), 'bf16')).toBeUndefined();
   });

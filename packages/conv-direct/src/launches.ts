@@ -4,7 +4,7 @@
  * the next conv launch reuses the workspace. A runtime binds the buffer views, packs each launch's
  * values with its `signature` and launches them in order.
  */
-import { getTarget } from '@rocke/ir';
+import { epilogueTag, getTarget, NO_EPILOGUE, type Epilogue } from '@rocke/ir';
 import { kernargTable as reduceKernargTable, planReduce, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
 import { kernargTable, type KernargEntry, type KernargValue } from './abi.js';
 import type { Dtype, Problem } from './problem.js';
@@ -74,12 +74,14 @@ export function launchSequence(spec: Spec, problem: Problem, options: LaunchSequ
 
 /**
  * The split-reduce helper a split_c conv of `dtype` uses among `specs` (e.g. those compiled): the
- * one of that dtype with the widest vectors (fewest loads per output). Undefined when none fits.
+ * one of that dtype and that fused epilogue (none: a bare helper) with the widest vectors (fewest
+ * loads per output). Undefined when none fits.
  */
-export function chooseReduceHelper<T extends { spec: unknown }>(helpers: readonly T[], dtype: Dtype): { helper: T; spec: SplitReduceSpec } | undefined {
+export function chooseReduceHelper<T extends { spec: unknown }>(helpers: readonly T[], dtype: Dtype, epilogue?: Epilogue): { helper: T; spec: SplitReduceSpec } | undefined {
+  const tag = epilogueTag(epilogue ?? NO_EPILOGUE);
   const fits = helpers
     .map((helper) => ({ helper, parsed: SplitReduceSpecSchema.safeParse(helper.spec) }))
-    .flatMap((c) => (c.parsed.success && c.parsed.data.dtype === dtype ? [{ helper: c.helper, spec: c.parsed.data }] : []))
+    .flatMap((c) => (c.parsed.success && c.parsed.data.dtype === dtype && epilogueTag(c.parsed.data.epilogue ?? NO_EPILOGUE) === tag ? [{ helper: c.helper, spec: c.parsed.data }] : []))
     .sort((a, b) => b.spec.vectorWidth - a.spec.vectorWidth);
   return fits[0];
 }

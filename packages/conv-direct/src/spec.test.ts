@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, wgmmaStages, WGMMA_MAX_STAGES, type Spec } from './spec.js';
+import { canonicalSpecJson, kernelName, parseSpec, specFromJson, specGeometry, wgmmaStages, withEpilogue, WGMMA_MAX_STAGES, type Spec } from './spec.js';
 import { gfx950Spec, sm90Spec, wgmmaSpec } from './test-fixtures.js';
 import { ATOMS } from './targets.js';
 
@@ -221,5 +221,18 @@ describe('tile_n in names and geometry', () => {
     expect(four.ldsWElems).toBe(one.ldsWElems);
     expect(four.accPerLane).toBe(4 * one.accPerLane);
     expect(four.ldsBytes - one.ldsBytes).toBe(2 * 3 * one.ldsXElems * (sm90Spec().double_buffer ? 2 : 1));
+  });
+});
+
+describe('withEpilogue', () => {
+  const silu = { act: 'silu', bias: 'fp32', residual: true } as const;
+  it('fuses at the store of dense and grouped specs, keeps split_c bare, and strips for a bare run', () => {
+    const dense = gfx950Spec();
+    expect(withEpilogue(dense, silu)).toEqual({ ...dense, epilogue: silu });
+    expect(kernelName(withEpilogue(dense, silu))).toBe(`${kernelName(dense)}_epsilu_b32_res`);
+    expect(withEpilogue(gfx950Spec({ variant: 'split_c' }), silu)).toEqual(gfx950Spec({ variant: 'split_c' }));
+    expect(withEpilogue({ ...dense, epilogue: silu }, undefined)).toEqual(dense);
+    expect(withEpilogue({ ...dense, epilogue: silu }, { act: 'none', bias: 'none', residual: false })).toEqual(dense);
+    expect(withEpilogue({ ...dense, epilogue: silu }, { ...silu, act: 'relu' }).epilogue).toEqual({ ...silu, act: 'relu' });
   });
 });

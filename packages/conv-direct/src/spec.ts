@@ -3,7 +3,7 @@
  * split count) are runtime kernargs and are not part of it; filter size, stride, padding and
  * dilation are, and so is whether the kernel handles channel tails.
  */
-import { ACTIVATIONS, BIAS_KINDS, epilogueTag, TARGETS } from '@rocke/ir';
+import { ACTIVATIONS, BIAS_KINDS, epilogueTag, isBareEpilogue, TARGETS, type Epilogue } from '@rocke/ir';
 import { z } from 'zod';
 import { DTYPES, ELEMENT_BYTES, zodReason } from './problem.js';
 import { depthwiseGeometry } from './depthwise-geometry.js';
@@ -102,6 +102,15 @@ export type Spec = z.infer<typeof SpecSchema>;
 
 /** Outcome of reading a spec. */
 export type SpecResult = { ok: true; spec: Spec } | { ok: false; reason: string };
+
+/**
+ * The spec a run with this fused epilogue compiles: the epilogue at the store, except for split_c,
+ * whose split-reduce pass applies it (its spec stays bare). No epilogue, or a bare one: the bare spec.
+ */
+export function withEpilogue(spec: Spec, epilogue: Epilogue | undefined): Spec {
+  const { epilogue: _old, ...bare } = spec;
+  return epilogue && !isBareEpilogue(epilogue) && spec.variant !== 'split_c' ? { ...bare, epilogue: { act: epilogue.act, bias: epilogue.bias, residual: epilogue.residual } } : bare;
+}
 
 /** Parses an object against the strict schema (no defaults, no unknown keys). */
 export function parseSpec(input: unknown): SpecResult {

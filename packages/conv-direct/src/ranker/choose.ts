@@ -4,7 +4,8 @@
  */
 import { problemCandidates } from '../candidates.js';
 import type { Problem } from '../problem.js';
-import { kernelName, parseSpec, type Spec, type Variant } from '../spec.js';
+import type { Epilogue } from '@rocke/ir';
+import { kernelName, parseSpec, withEpilogue, type Spec, type Variant } from '../spec.js';
 import { spillFilter } from '../spill.js';
 import type { TargetName } from '../targets.js';
 import { frozenProblem, validate } from '../validate.js';
@@ -44,13 +45,19 @@ export interface ChooseOptions {
   readonly model?: RankerModel;
   /** The valid candidates of the variants, when the caller has them already (`problemCandidates(...).valid`); default: computed here. */
   readonly candidates?: readonly Spec[];
+  /**
+   * A fused epilogue: the candidates (and the record's kernel) are weighed in their fused form
+   * ({@link withEpilogue}: at the store, split_c bare since its reduce applies it); those that
+   * cannot fuse it are left out.
+   */
+  readonly epilogue?: Epilogue;
 }
 
 /** The record's choice, when it still serves the problem; else the reason it is ignored. */
-function fromRecord(record: ConvRecordChoice, problem: Problem, target: TargetName, available?: (name: string) => boolean): ConvChoice | string {
+function fromRecord(record: ConvRecordChoice, problem: Problem, target: TargetName, available?: (name: string) => boolean, epilogue?: Epilogue): ConvChoice | string {
   const parsed = parseSpec(record.spec);
   if (!parsed.ok) return `the tuning record's spec does not parse (${parsed.reason})`;
-  const spec = parsed.spec;
+  const spec = withEpilogue(parsed.spec, epilogue);
   const name = kernelName(spec);
   if (spec.target !== target) return `the tuning record is for ${spec.target}, not ${target}`;
   const splits = typeof record.launch.splits === 'number' ? record.launch.splits : undefined;
@@ -76,13 +83,14 @@ export function chooseConv(given: Problem, target: TargetName, options: ChooseOp
   const problem = frozenProblem(given);
   const notes: string[] = [];
   if (options.record) {
-    const r = fromRecord(options.record, problem, target, options.available);
+    const r = fromRecord(options.record, problem, target, options.available, options.epilogue);
     if (typeof r !== 'string') return r;
     notes.push(`record ignored: ${r}`);
   } else notes.push('no tuning record for this problem on this device');
   const variants = options.variants ?? benchVariants(problem);
   const valid = options.candidates ?? variants.flatMap((variant) => problemCandidates(problem, target, { variant }).valid);
-  const specs = spillFilter(valid).kept;
+  const kept = spillFilter(valid).kept;
+  const specs = options.epilogue ? kept.map((s) => withEpilogue(s, options.epilogue)).filter((s) => validate(s, problem).ok) : kept;
   const pool = options.available ? specs.filter((s) => options.available!(kernelName(s))) : specs;
   if (pool.length === 0) {
     const where = options.available ? ` (${specs.length} valid, none available)` : '';

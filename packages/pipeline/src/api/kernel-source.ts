@@ -115,9 +115,9 @@ export function catalogSource(dir: string): KernelSource {
 export function cacheSource(dir: string): KernelSource {
   const cache = new KernelCache(dir);
   const store = new RecordStore(dir);
-  // A manifest of fused-epilogue kernels serves only runs with that epilogue: openConv runs bare convs.
-  const read = readBenchManifest(dir);
-  const manifest = read?.epilogue ? undefined : read;
+  // A fused manifest's kernels carry the epilogue in their names (split_c: in its helpers'), so
+  // openConv picks them only for a run with that epilogue.
+  const manifest = readBenchManifest(dir);
   const entries = existsSync(cache.indexDir) ? cache.listEntries().entries.filter((e) => !e.pruned) : [];
   const convKernels = (target: string) => {
     const out = new Map<string, SourceKernel>();

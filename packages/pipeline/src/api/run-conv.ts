@@ -3,7 +3,16 @@ import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
 import type { RunRequest } from '../bench/requests.js';
 import type { CliIo } from '../io.js';
 import type { NpyArray } from '../npy.js';
-import { openConv } from './open-conv.js';
+import { encodeDtype, type EpilogueValues } from '@rocke/reference';
+import { openConv, type ConvEpilogue } from './open-conv.js';
+
+/** The epilogue of `rocke run`'s flags as openConv's: its shape from the tensors given, and its scalars. */
+export function convEpilogue(e: EpilogueValues): ConvEpilogue {
+  const bias = e.bias === undefined ? 'none' : e.bias instanceof Float32Array ? 'fp32' : 'dtype';
+  const { alpha, beta, slope, lo, hi } = e;
+  const scalars = Object.fromEntries(Object.entries({ alpha, beta, slope, lo, hi }).filter(([, v]) => v !== undefined));
+  return { act: e.act, bias, residual: e.residual !== undefined, ...scalars };
+}
 
 /** Calls enqueued per timed batch of `--repeat`: far below the launch queue's depth (about a thousand). */
 const HOST_TIMING_BATCH = 64;
@@ -11,13 +20,15 @@ const HOST_TIMING_BATCH = 64;
 /**
  * `rocke run` on a GPU (the CLI's `deps.runConv`): opens the conv with {@link openConv} over the
  * kernels and tuning records of `--cache-dir` (a record hit times nothing; else the ranker
- * chooses), runs it once on the given x and w, and returns y.
+ * chooses), runs it once on the given x and w (with a fused epilogue: its kernels, bias and
+ * residual), and returns y.
  */
 export async function gpuRunConv(request: RunRequest, io: CliIo, options: { binding?: NativeBinding | string } = {}): Promise<NpyArray> {
   const device = openDevice(options.binding ? { binding: options.binding } : {});
   try {
     if (request.target && device.info.arch !== request.target) throw new Error(`the device is ${device.info.name} (${device.info.arch}), not ${request.target}`);
-    const conv = openConv(request.problem, { device, cache: request.cacheDir });
+    const e = request.epilogue;
+    const conv = openConv(request.problem, { device, cache: request.cacheDir, ...(e ? { epilogue: convEpilogue(e) } : {}) });
     try {
       io.stderr(`rocke run: ${conv.choice.kernelName}${conv.choice.splits !== undefined ? ` splits ${conv.choice.splits}` : ''} (chosen by ${conv.choice.chosenBy})\n`);
       for (const line of conv.choice.explain) io.stderr(`  ${line}\n`);
@@ -25,8 +36,9 @@ export async function gpuRunConv(request: RunRequest, io: CliIo, options: { bind
       const x = device.upload(request.x.data);
       const w = device.upload(request.w.data);
       const y = device.alloc(g.yBytes);
+      const fused = { ...(e?.bias ? { bias: device.upload(e.bias) } : {}), ...(e?.residual ? { residual: device.upload(e.residual instanceof Float32Array ? encodeDtype(e.residual, request.problem.dtype) : e.residual) } : {}) };
       const repeat = request.repeat ?? 1;
-      conv.run(x, w, y);
+      conv.run(x, w, y, fused);
       device.synchronize();
       if (repeat > 1) {
         // Timed in batches with an untimed synchronize between them: a long kernel would otherwise fill
@@ -35,7 +47,7 @@ export async function gpuRunConv(request: RunRequest, io: CliIo, options: { bind
         for (let done = 1; done < repeat; ) {
           const batch = Math.min(HOST_TIMING_BATCH, repeat - done);
           const t0 = performance.now();
-          for (let i = 0; i < batch; i++) conv.run(x, w, y);
+          for (let i = 0; i < batch; i++) conv.run(x, w, y, fused);
           hostMs += performance.now() - t0;
           device.synchronize();
           done += batch;

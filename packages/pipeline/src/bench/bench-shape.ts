@@ -120,7 +120,7 @@ function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonl
     try {
       const sp = parseSpec(entry.spec);
       if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
-      return { spec: sp.spec, trials: benchTrials(sp.spec, problem, helpers, scalars) };
+      return { spec: sp.spec, trials: benchTrials(sp.spec, problem, helpers, scalars, epilogue) };
     } catch (err) {
       return { error: message(err) };
     }
@@ -350,7 +350,7 @@ export async function benchShape(
   const plans = planCandidates(shape, problem, helpers, options.epilogue);
   const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trials' in p ? p.trials.map((t) => t.plan.workspaceBytes) : [0])));
   const fused = options.epilogue ? benchEpilogueData(options.epilogue, problem, g.yBytes / 2, seed + 3) : undefined;
-  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype)?.helper, options, notes, {
+  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype, options.epilogue)?.helper, options, notes, {
     x, w, yBytes: g.yBytes, wsBytes, ...(fused?.bias ? { bias: fused.bias } : {}), ...(fused?.residual ? { residual: fused.residual } : {}),
   });
   try {

@@ -1,5 +1,5 @@
-import { kernelName as convKernelName, type Spec } from '@rocke/conv-direct';
-import { DEFAULT_SHAPE_CAP, selectProblemSpecs, withEpilogue } from '@rocke/conv-direct';
+import { kernelName as convKernelName, withEpilogue, type Spec } from '@rocke/conv-direct';
+import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '@rocke/conv-direct';
 import type { Epilogue } from '@rocke/ir';
 import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';

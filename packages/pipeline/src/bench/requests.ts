@@ -1,4 +1,5 @@
 import type { Problem } from '@rocke/conv-direct';
+import type { EpilogueValues } from '@rocke/reference';
 import type { TargetName } from '../compile/llvm-toolchain.js';
 import type { NpyArray } from '../npy.js';
 
@@ -22,4 +23,6 @@ export interface RunRequest {
   cacheDir: string;
   /** Calls of the conv's run() (default 1): with more, the host time per call is reported. */
   repeat?: number;
+  /** A fused epilogue (`--act`, `--bias`, `--residual`, ...): the run opens the fused kernels and binds its tensors. */
+  epilogue?: EpilogueValues;
 }

@@ -9,6 +9,7 @@ import { problemJson } from '../api/kernel-source.js';
 import type { CompileAllReport } from '../compile/compile-all.js';
 import { aotCandidates, kernelName, problemCandidates } from '@rocke/conv-direct';
 import { compileAll } from '../compile/compile-all.js';
+import type { RunRequest } from '../bench/requests.js';
 import type { PlanReport, PlanRow } from './plan-command.js';
 import { axpyFamily } from '../compile/axpy-family.js';
 import { convDirectFamily } from '@rocke/conv-direct';
@@ -376,9 +377,17 @@ describe('rocke run, report and bench', () => {
     expect(await bad('--alpha', 'x')).toContain("--alpha must be a finite number (got 'x')");
     expect(await bad('--bias', 'r.npy')).toContain('--bias has shape (1, 4, 5, 2), the problem needs (2)');
     expect(await bad('--residual', 'b.npy')).toContain('--residual has shape (2), y is (1, 4, 5, 2)');
-    const gpu = await run(['run', '--x', 'x.npy', '--w', 'w.npy', '--out', 'o.npy', '--act', 'silu']);
-    expect(gpu.code).toBe(2);
-    expect(gpu.stderr).toContain("rocke: fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only (rocke --help for usage)\n");
+    // On the GPU the flags reach the runtime as the request's epilogue (run-fused.test.ts runs it on the fake binding).
+    let asked: RunRequest | undefined;
+    const gpu = await run([...fused.filter((a) => a !== 'cpu' && a !== '--device'), '--out', 'yg.npy'], {
+      runConv: async (request) => {
+        asked = request;
+        return { dtype: 'float16', shape: [1, 4, 5, 2], data: new Uint16Array(40) };
+      },
+    });
+    expect(gpu.code).toBe(0);
+    expect(asked?.epilogue).toMatchObject({ act: 'relu', alpha: 0.5, beta: 2, bias: Float32Array.of(-20, 0) });
+    expect(asked?.epilogue?.residual).toHaveLength(40);
   });
 
   it('rejects operands that do not fit the problem, and a GPU run without a runtime', async () => {

@@ -22,7 +22,8 @@ export const RUN_USAGE = `rocke run --x x.npy --w w.npy --out y.npy [--stride 1]
   calls run() N times and reports the host time per call.
   --device cpu runs @rocke/reference.
 ${EPILOGUE_USAGE}
-  Fused epilogues run on --device cpu for now (the GPU cache holds bare kernels only).`;
+  On the GPU the epilogue runs fused: --cache-dir must hold the kernels compiled with its shape
+  (rocke bench-prep --epilogue act[:b32|:bd][:res]; split_c: a bare conv and a fused split-reduce helper).`;
 
 /** Expected npy dtype for a conv dtype. */
 const NPY_DTYPE = { fp16: 'float16', bf16: 'uint16' } as const;
@@ -144,7 +145,6 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
     const data = epilogue ? applyEpilogue(ref.geometry, ref.y32, epilogue).y : ref.y;
     y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data };
   } else {
-    if (epilogue) throw new UsageError('fused epilogues (--act, --bias, --residual, ...) run on --device cpu for now: the GPU cache holds bare kernels only');
     if (!deps.runConv) {
       io.stderr('rocke run: no GPU runtime is wired into this build (use --device cpu for the CPU reference)\n');
       return 1;
@@ -156,7 +156,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
       if (tuned.failures) throw new Error(`tuning failed: ${tuned.lines.map((l) => l.reason ?? '').join('; ')}`);
     }
     y = await deps.runConv(
-      { ...(values.repeat !== undefined ? { repeat: positiveInt('repeat', values.repeat, 1) } : {}), problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
+      { ...(values.repeat !== undefined ? { repeat: positiveInt('repeat', values.repeat, 1) } : {}), ...(epilogue ? { epilogue } : {}), problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
       io,
     );
     const want = [problem.N, Ho, Wo, problem.K];
