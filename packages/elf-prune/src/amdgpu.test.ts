@@ -229,7 +229,7 @@ describe('code facts', () => {
         expect(f.registers.allocatedVgprs % 8).toBe(0);
       }
     }
-    // waves_per_eu=3 pads the descriptor (isa-facts §3.5) while the metadata count stays small.
+    // waves_per_eu=3 pads the descriptor's granulated VGPR count (README, AMD occupancy) while the metadata count stays small.
     const none = amd(build('smallNone').hsaco);
     const we3 = amd(build('smallWe3').hsaco);
     expect(we3.registers.unifiedVgpr).toBe(none.registers.unifiedVgpr);

@@ -211,7 +211,7 @@ describe('AMDGPU metadata decoding', () => {
 });
 
 describe('kernel descriptor decoding', () => {
-  it('decodes the worked example of isa-facts §4.3', () => {
+  it('decodes a kernel descriptor with every field this package reads set', () => {
     // group 0, private 1300, kernarg 16, entry +0x1040, rsrc3 0x7, rsrc1 0x00af0187, rsrc2 0x1391, kcp 0x1e.
     const kd = new Uint8Array(64);
     const v = new DataView(kd.buffer);

@@ -8,7 +8,7 @@ export const EIFMT_BVAL = 2;
 export const EIFMT_HVAL = 3;
 export const EIFMT_SVAL = 4;
 
-/** EIATTR codes this package interprets (ptxas 13 / sm_90; see isa-facts §5.6). */
+/** EIATTR codes this package interprets (ptxas 13 / sm_90), by the names `cuobjdump -elf` prints; the README's Code facts table says what each feeds. */
 export const EIATTR = {
   MAX_THREADS: 0x05,
   PARAM_CBANK: 0x0a,
