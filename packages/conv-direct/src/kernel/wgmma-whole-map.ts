@@ -76,11 +76,8 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
     const { spec, wg } = this;
     const L = this.layout;
     const f = this.flat;
-    const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
-    // K-major both: LBO = the next 8 channels (a plane, or tile_k weight rows; unused when swizzled),
     // SBO = the next 8 rows (positions, or output channels).
-    const xLbo = L.swizzle ? 16 : L.planeBytes;
-    const wLbo = L.swizzle ? 16 : spec.tile_k * ROW;
+    const { layout, xLbo, wLbo } = this.descriptorLayout();
     const channelOffset = b.mul(wgM, f.channelsPerGroup * L.rowBytes);
     const dtype = spec.dtype === 'bf16' ? 'bf16' : 'f16';
     return (stage: Value, acc: Value[][]): Value[][] => {
@@ -94,7 +91,7 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
             const tap = r * spec.S + s;
             const shift = r * spec.dilation_h * f.pitchW + s * spec.dilation_w;
             const xStep = L.swizzle ? shift * L.rowBytes + 32 * kk : shift * ROW + 2 * kk * L.planeBytes;
-            const wStep = L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW;
+            const wStep = this.weightStepBytes(tap, kk);
             for (let m = 0; m < f.mBlocksPerGroup; m++) {
               const a = b.add(w, BigInt((wStep + m * 64 * L.rowBytes) / 16));
               let start = 0;

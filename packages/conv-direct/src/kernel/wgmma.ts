@@ -218,11 +218,8 @@ export class WgmmaConvBuilder {
     // The warpgroup's m-block and channel offsets inside a stage are loop-invariant: computed once.
     const blockOffsets = this.blockOffsets(b, wgN);
     const channelOffset = b.mul(wgM, this.n * L.rowBytes);
-    // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W). LBO =
-    // the next 8 channels: one plane (X) or tile_k rows (W); unused (16) for swizzled K-major rows.
-    const layout = { swizzle: L.swizzle ? '128B' : 'none' } as const;
-    const xLbo = L.swizzle ? 16 : L.planeBytes;
-    const wLbo = L.swizzle ? 16 : spec.tile_k * ROW;
+    // SBO = the next 8-row group: the m-block's next output row (X), 8 output channels on (W).
+    const { layout, xLbo, wLbo } = this.descriptorLayout();
     const descs = (stage: Value) => {
       const xs = xBase(stage);
       const ws = wBase(stage);
@@ -241,7 +238,7 @@ export class WgmmaConvBuilder {
             // A k-step is 16 channels: 2 planes on, or 32 bytes along a swizzled row.
             const window = (r * spec.dilation_h * L.planeColumns + this.ldsColumn(s * spec.dilation_w)) * L.rowBytes;
             const aStep = ((L.swizzle ? 32 * kk : 2 * kk * L.planeBytes) + window) / 16;
-            const wStep = (L.swizzle ? tap * spec.tile_k * L.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW) / 16;
+            const wStep = this.weightStepBytes(tap, kk) / 16;
             const wDesc = b.add(d.w, BigInt(wStep));
             for (let j = 0; j < this.blocksPerGroup; j++) {
               out[j] = wg.mma(b, { n: this.n, dtype: spec.dtype === 'bf16' ? 'bf16' : 'f16', a: b.add(d.a[j]!, BigInt(aStep)), b: wDesc, acc: out[j]! });
@@ -249,6 +246,21 @@ export class WgmmaConvBuilder {
           }
       return out;
     };
+  }
+
+  /**
+   * The descriptors' layout and leading-byte offsets, both operands K-major: LBO = the next 8
+   * channels, one plane (X) or tile_k weight rows (W); unused (16) for swizzled rows.
+   */
+  protected descriptorLayout(): { layout: { swizzle: '128B' | 'none' }; xLbo: number; wLbo: number } {
+    const L = this.layout;
+    return { layout: { swizzle: L.swizzle ? '128B' : 'none' }, xLbo: L.swizzle ? 16 : L.planeBytes, wLbo: L.swizzle ? 16 : this.spec.tile_k * ROW };
+  }
+
+  /** Byte offset in a W stage of tap `tap`'s k-step `kk` (16 channels: 32 bytes along a swizzled row, or 2 planes of tile_k rows). */
+  protected weightStepBytes(tap: number, kk: number): number {
+    const { spec } = this;
+    return this.layout.swizzle ? tap * spec.tile_k * this.layout.rowBytes + 32 * kk : (tap * (spec.ck / 8) + 2 * kk) * spec.tile_k * ROW;
   }
 
   /** Byte offset in an X stage of each of this warpgroup's m-blocks (tap 0, channel plane 0). */
