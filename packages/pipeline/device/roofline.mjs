@@ -25,6 +25,8 @@ const readRows = (file) => {
 const suite = JSON.parse(readFileSync(suiteFile, 'utf8'));
 const rows = readRows(rowsFile);
 const before = beforeFile ? readRows(beforeFile) : null;
+// The extent, flops and bytes restate conv-direct's problemGeometry: this script runs on the GPU machine
+// with plain node and no packages installed (only the bundled CLI is there).
 const extent = (input, filter, stride, pad, dilation) => Math.floor((input + 2 * pad - dilation * (filter - 1) - 1) / stride) + 1;
 
 function cost(s) {
