@@ -90,6 +90,8 @@ describe('selectProblemSpecs: one order across variants and atoms', () => {
         const worstJoint = Math.max(...kept.filter((k) => k.own >= reserve).map((k) => k.us), 0);
         const firstLeftOut = all.find((o) => !names.has(o.score.kernelName));
         if (firstLeftOut && worstJoint > 0) expect(firstLeftOut.score.predictedUs).toBeGreaterThanOrEqual(worstJoint);
+        // What the cap left out follows as back-fill, in the joint predicted order.
+        expect(shape.backfill.map((b) => kernelName(b.spec))).toEqual(all.filter((o) => !names.has(o.score.kernelName)).map((o) => o.score.kernelName));
       }
     }
   });

@@ -97,6 +97,12 @@ export interface ShapeSelection {
   /** The cap this shape's variants shared. */
   cap: number;
   variants: VariantSelection[];
+  /**
+   * The likely non-spilling candidates the cap left out, in predicted-time order (every variant's):
+   * the next ones to build when a selected kernel fails to compile or is pruned, so the cap counts
+   * usable kernels.
+   */
+  backfill: { spec: Spec; predictedUs: number }[];
   /** Why something apt was not selected (e.g. a variant outside `--variant`). */
   notes: string[];
 }
@@ -131,6 +137,11 @@ export function variantReserve(cap: number, variants: number): number {
  * from a compile cache alike.
  */
 export function orderAcrossVariants(byVariant: readonly (readonly Spec[])[], problem: Problem, cap: number): ReturnType<typeof orderCandidates> {
+  return rankAcrossVariants(byVariant, problem, cap).selected;
+}
+
+/** {@link orderAcrossVariants} (`selected`) and every other candidate after it by predicted time (`rest`). */
+function rankAcrossVariants(byVariant: readonly (readonly Spec[])[], problem: Problem, cap: number): { selected: ReturnType<typeof orderCandidates>; rest: ReturnType<typeof orderCandidates> } {
   const ordered = byVariant.map((specs) => orderCandidates(specs, problem, { keepSpilling: true }));
   const reserve = variantReserve(cap, byVariant.length);
   const kept = new Set(ordered.flatMap((o) => o.slice(0, reserve)));
@@ -139,7 +150,9 @@ export function orderAcrossVariants(byVariant: readonly (readonly Spec[])[], pro
     if (kept.size >= cap) break;
     kept.add(o);
   }
-  return all.filter((o) => kept.has(o)).slice(0, cap);
+  const selected = all.filter((o) => kept.has(o)).slice(0, cap);
+  const chosen = new Set(selected);
+  return { selected, rest: all.filter((o) => !chosen.has(o)) };
 }
 
 /**
@@ -147,7 +160,8 @@ export function orderAcrossVariants(byVariant: readonly (readonly Spec[])[], pro
  * ({@link benchVariants}: grouped for groups > 1, else dense, plus split_c on maps up to 16×16),
  * each variant's valid candidates from conv-direct's `problemCandidates`, minus likely spillers
  * (`spillFilter`), ordered by the cost model's predicted time across variants
- * ({@link orderAcrossVariants}) and cut to `cap`. Deterministic: same input, same specs.
+ * ({@link orderAcrossVariants}) and cut to `cap`; the candidates past the cap follow in `backfill`.
+ * Deterministic: same input, same specs.
  */
 export function selectProblemSpecs(problems: readonly NamedProblem[], target: TargetName, options: SelectOptions = {}): ShapeSelection[] {
   const cap = options.cap ?? DEFAULT_SHAPE_CAP;
@@ -159,9 +173,9 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
     const frozen = frozenProblem(problem);
     const pools = wanted.map((variant) => variantPool(frozen, target, variant));
-    const ordered = orderRecordingErrors(pools, frozen, cap);
+    const { selected, rest } = orderRecordingErrors(pools, frozen, cap);
     const variants = pools.map(({ variant, valid, likely, error }): VariantSelection => {
-      const mine = ordered.filter((o) => o.spec.variant === variant);
+      const mine = selected.filter((o) => o.spec.variant === variant);
       return {
         variant,
         valid: valid.length,
@@ -172,7 +186,8 @@ export function selectProblemSpecs(problems: readonly NamedProblem[], target: Ta
         ...(error ? { error } : {}),
       };
     });
-    return { name, cls, problem, target, cap, variants, notes };
+    const backfill = rest.map((o) => ({ spec: o.spec, predictedUs: o.score.predictedUs }));
+    return { name, cls, problem, target, cap, variants, notes, backfill };
   });
 }
 
@@ -199,11 +214,11 @@ function variantPool(problem: Problem, target: TargetName, variant: Variant): Va
 }
 
 /**
- * {@link orderAcrossVariants} over the pools without an error. When ordering throws, each pool is
+ * {@link rankAcrossVariants} over the pools without an error. When ordering throws, each pool is
  * ordered alone to find the ones that throw; those get the error and the rest is ordered.
  */
-function orderRecordingErrors(pools: VariantPool[], problem: Problem, cap: number): ReturnType<typeof orderAcrossVariants> {
-  const order = () => orderAcrossVariants(pools.filter((p) => !p.error).map((p) => p.likely.kept), problem, cap);
+function orderRecordingErrors(pools: VariantPool[], problem: Problem, cap: number): ReturnType<typeof rankAcrossVariants> {
+  const order = () => rankAcrossVariants(pools.filter((p) => !p.error).map((p) => p.likely.kept), problem, cap);
   try {
     return order();
   } catch {

@@ -19,7 +19,9 @@ import {
   splitTrials,
   type Problem,
 } from '@rocke/conv-direct';
+import { z } from 'zod';
 import { KernelCache } from '../cache/cache.js';
+import type { Pruner } from '../compile/family.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import { sha256Hex } from '../hash.js';
 import { SPIN_PTX } from './execute.js';
@@ -143,6 +145,27 @@ describe('bench-prep', () => {
     for (const c of fused.manifest.shapes[0]!.candidates) expect((c.spec as { epilogue?: unknown }).epilogue).toEqual(c.variant === 'split_c' ? undefined : epilogue);
     expect(fused.manifest.helpers.map((h) => h.kernelName).every((n) => n.endsWith('_epsilu_b32_res'))).toBe(true);
     expect(fused.manifest.helpers).toHaveLength(4);
+  });
+
+  it('back-fills the cap: a capped kernel pruned for spills is replaced by the next of the ranking', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
+    const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
+    const [sel] = selectProblemSpecs(problems, 'sm_90', { cap: 4 });
+    const selected = sel!.variants.flatMap((v) => v.specs.map(kernelName));
+    const spills = selected.slice(0, 2);
+    const pruner: Pruner<null> = {
+      factsSchema: z.null(),
+      facts: () => null,
+      prune: (entries) => entries.filter((e) => spills.includes(e.kernelName)).map((e) => ({ id: e.id, reason: 'spills', detail: 'scratch' })),
+    };
+    const r = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner, cap: 4, jobs: 2 });
+    const shape = r.manifest.shapes[0]!;
+    // Four usable kernels: the two selected ones that do not spill, then the next two of the ranking.
+    const next = sel!.backfill.slice(0, 2).map((b) => kernelName(b.spec));
+    expect(shape.candidates.map((c) => c.kernelName)).toEqual([...selected.slice(2), ...next]);
+    expect(shape.notes).toContain('2 candidate(s) after the cap of 4 back-filled for kernels that failed to compile or were pruned (4 usable)');
+    for (const name of spills) expect(shape.notes).toContain(`${name}: pruned: spills`);
+    expect(r.compile.pruned).toHaveLength(2);
   });
 
   it('keeps only the variants asked for, with the whole cap', async () => {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
 import { identityId, KernelCache, type CacheEntry } from '../cache/cache.js';
 import type { BenchRequest } from './requests.js';
-import { compileAll, type CompileAllProgress, type CompileAllReport } from '../compile/compile-all.js';
+import { type CompileAllProgress, type CompileAllReport } from '../compile/compile-all.js';
+import { compileCapped } from '../compile/capped.js';
 import type { AnyPruner } from '../compile/family.js';
 import { CONV_DIRECT_FAMILY, convDirectFamily } from '@rocke/conv-direct';
 import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '@rocke/split-reduce';
@@ -58,7 +59,9 @@ export interface BenchPrepResult {
  * per shape the candidates {@link selectProblemSpecs} picks (the same selection compile-all uses:
  * ordered and capped by `orderCandidates`), compiled through compile-all (the cache skips
  * up-to-date entries; elf-prune drops spilling split_c entries), plus the split-reduce helper
- * kernels. The kernels directory holds only the code blobs, content-addressed like the cache
+ * kernels. The cap counts usable kernels: for each one that fails to compile or is pruned, the
+ * next candidate of the shape's ranking is compiled ({@link compileCapped}; the notes say how
+ * many). The kernels directory holds only the code blobs, content-addressed like the cache
  * (identical code is stored once), and the manifest. Blobs of earlier runs no longer referenced
  * are removed so the directory stays small. A shape whose selection throws (a chooser's PlanError)
  * is recorded in `failedShapes` and its manifest notes; the other shapes are still prepared.
@@ -68,38 +71,33 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
   const cap = options.cap ?? DEFAULT_PREP_CAP;
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
   const flavor = compiler.flavor;
-  const pick = new Map<string, Spec>(); // `${dtype}/${variant}` + name -> spec, the union over shapes
   const failedShapes: BenchPrepResult['failedShapes'] = [];
-  const perShape: { shape: BenchRequest['problems'][number]; chosen: { spec: Spec; score: number }[]; available: Record<string, number>; notes: string[] }[] = [];
+  const perShape: { shape: BenchRequest['problems'][number]; ranked: { spec: Spec; score: number }[]; cap: number; available: Record<string, number>; notes: string[] }[] = [];
   for (const selection of selectProblemSpecs(options.problems, target, { cap, ...(options.variants ? { variants: options.variants } : {}) })) {
     const available: Record<string, number> = {};
     const notes: string[] = [];
-    const chosen: { spec: Spec; score: number }[] = [];
+    const selected: { spec: Spec; score: number }[] = [];
     for (const v of selection.variants) {
       available[v.variant] = v.valid;
       if (v.error) notes.push(`${v.variant}: selection failed: ${v.error}`);
       if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the shape's cap of ${selection.cap} by predicted time)`);
-      v.specs.forEach((bare, i) => {
-        const spec = withEpilogue(bare, options.epilogue);
-        chosen.push({ spec, score: v.predictedUs[i]! });
-        pick.set(`${spec.dtype}/${spec.variant}/${convKernelName(spec)}`, spec);
-      });
+      v.specs.forEach((bare, i) => selected.push({ spec: withEpilogue(bare, options.epilogue), score: v.predictedUs[i]! }));
     }
-    perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, chosen, available, notes });
+    const backfill = selection.backfill.map((b) => ({ spec: withEpilogue(b.spec, options.epilogue), score: b.predictedUs }));
+    perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, ranked: [...selected, ...backfill], cap: selection.cap, available, notes });
     const reasons = selection.variants.flatMap((v) => (v.error ? [`${v.variant}: ${v.error}`] : []));
     if (reasons.length) failedShapes.push({ name: selection.name, reasons });
   }
 
-  const grid = (t: TargetName, dtype: string, variant: string): Spec[] =>
-    [...pick.entries()].filter(([key, s]) => key.startsWith(`${dtype}/${variant}/`) && s.target === t).map(([, s]) => s);
-  const dtypes = [...new Set([...pick.values()].map((s) => s.dtype))];
-  const variants = [...new Set([...pick.values()].map((s) => s.variant))];
-  const families = [convDirectFamily({ dtypes, variants, grid }), splitReduceFamily(options.epilogue)];
-  const compile = await compileAll({
+  // Each shape's cap counts usable kernels: one that fails to compile or is pruned (a spilling
+  // binary, a twin) is replaced by the next of the shape's ranking.
+  const capped = await compileCapped({
     cache,
-    families,
-    compiler,
+    family: convDirectFamily(),
     targets: [target],
+    lists: perShape.map((p) => ({ target, cap: p.cap, ranked: p.ranked.map(({ spec }) => ({ variant: spec.variant, spec })) })),
+    alongside: [splitReduceFamily(options.epilogue)],
+    compiler,
     // The emitter string is the packages' version (0.0.0 in the tree), so a kernel-builder edit
     // leaves it unchanged: without the IR check the bench would time stale cubins of old code.
     checkIr: true,
@@ -108,6 +106,7 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const compile = capped.report;
   const failures = new Map(compile.failed.filter((f) => f.id).map((f) => [f.id!, f]));
 
   const out = new KernelCache(options.outDir).ensure();
@@ -129,9 +128,11 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     return entry;
   };
 
-  const shapes: ManifestShape[] = perShape.map(({ shape, chosen, available, notes }) => {
+  const shapes: ManifestShape[] = perShape.map(({ shape, ranked, cap: shapeCap, available, notes }, i) => {
     const candidates: ManifestCandidate[] = [];
-    for (const { spec, score } of chosen) {
+    const backfilled = capped.backfilled[i]!;
+    if (backfilled > 0) notes.push(`${backfilled} candidate(s) after the cap of ${shapeCap} back-filled for kernels that failed to compile or were pruned (${capped.usable[i]} usable)`);
+    for (const { spec, score } of ranked.slice(0, capped.built[i]!.length)) {
       const entry = lookup(CONV_DIRECT_FAMILY, spec.variant, { ...spec } as JsonValue);
       if (typeof entry === 'string') {
         notes.push(`${convKernelName(spec)}: ${entry}`);

@@ -13,7 +13,7 @@ vi.mock('@rocke/conv-direct', async (importOriginal) => {
     ...real,
     selectProblemSpecs: ((problems, target, options) =>
       real.selectProblemSpecs(problems, target, options).map((s) =>
-        s.name === 'bad' ? { ...s, variants: s.variants.map((v) => ({ ...v, specs: [], predictedUs: [], error: 'PlanError: no split count is feasible for C 72, ck 16' })) } : s,
+        s.name === 'bad' ? { ...s, backfill: [], variants: s.variants.map((v) => ({ ...v, specs: [], predictedUs: [], error: 'PlanError: no split count is feasible for C 72, ck 16' })) } : s,
       )) satisfies typeof real.selectProblemSpecs,
   };
 });

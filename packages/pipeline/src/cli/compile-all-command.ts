@@ -1,4 +1,4 @@
-import { problemLabel, type Dtype } from '@rocke/conv-direct';
+import { problemLabel, type Dtype, type Spec } from '@rocke/conv-direct';
 import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, type NamedProblem, type ShapeSelection } from '@rocke/conv-direct';
 import { problemSetFamily } from '@rocke/conv-direct';
 import { availableParallelism } from 'node:os';
@@ -8,6 +8,7 @@ import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { compileAll, type CompileAllReport } from '../compile/compile-all.js';
 import type { AnyFamily } from '../compile/family.js';
+import { compileCapped, type CompileCappedOptions } from '../compile/capped.js';
 import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
@@ -113,26 +114,37 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
     io.stdout('\n');
   }
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
-  const report = await compileAll({
+  const common = {
     cache,
-    families,
     compiler,
     pruner,
     jobs,
     targets,
-    // A problem set applies --variant / --dtype when selecting; the helpers are kept whole.
-    ...(!set && variants.length ? { variants } : {}),
-    ...(!set && dtypes.length ? { dtypes } : {}),
-    ...(limit !== undefined ? { limit } : {}),
-    ...(values.shard !== undefined ? { shard: shardFrom(values.shard, io)! } : {}),
     ...(values['check-ir'] ? { checkIr: true } : {}),
     ...(progress ? { progress } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
-    collectEntries: set !== null,
-  });
+  };
+  const shard = values.shard !== undefined ? shardFrom(values.shard, io)! : undefined;
+  // A problem set's cap counts usable kernels (back-fill), unless sharded (no prune) or limited.
+  const { report, built } =
+    set && !shard && limit === undefined
+      ? await compileSelections(selections, families, common)
+      : {
+          report: await compileAll({
+            ...common,
+            families,
+            // A problem set applies --variant / --dtype when selecting; the helpers are kept whole.
+            ...(!set && variants.length ? { variants } : {}),
+            ...(!set && dtypes.length ? { dtypes } : {}),
+            ...(limit !== undefined ? { limit } : {}),
+            ...(shard ? { shard } : {}),
+            collectEntries: set !== null,
+          }),
+          built: selections.map((s) => s.variants.flatMap((v) => v.specs)),
+        };
   progress?.finish();
   const { entries, ...summary } = report;
-  const shapesOf = set ? shapesByEntry(selections, compiler.flavor) : new Map<string, string[]>();
+  const shapesOf = set ? shapesByEntry(selections, built, compiler.flavor) : new Map<string, string[]>();
   const kept = entries ? keptKernelRows(entries, families, shapesOf) : null;
 
   if (values.json) {
@@ -199,17 +211,26 @@ function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[]
   return problemSetFromValues({ ...values, dtype: hasProblemFlags && dtypes.length === 1 ? dtypes[0] : undefined }, io);
 }
 
-/** Entry id → names of the shapes that selected it (the same identities the family's candidates get). */
-function shapesByEntry(selections: readonly ShapeSelection[], flavor: string): Map<string, string[]> {
+/**
+ * Compiles each selection's specs with back-fill ({@link compileCapped}): a kernel that fails or is
+ * pruned is replaced by the next of the shape's ranking. Returns the specs each shape built.
+ */
+async function compileSelections(selections: readonly ShapeSelection[], families: readonly AnyFamily[], common: Omit<CompileCappedOptions, 'family' | 'lists'>): Promise<{ report: CompileAllReport; built: Spec[][] }> {
+  const conv = families.find((f) => f.name === CONV_DIRECT_FAMILY)!;
+  const lists = selections.map((s) => ({ target: s.target, cap: s.cap, ranked: [...s.variants.flatMap((v) => v.specs), ...s.backfill.map((b) => b.spec)].map((spec) => ({ variant: spec.variant, spec })) }));
+  const r = await compileCapped({ ...common, family: conv, lists, alongside: families.filter((f) => f !== conv) });
+  return { report: r.report, built: r.built.map((b) => b.map((c) => c.spec as Spec)) };
+}
+
+/** Entry id → names of the shapes that built it (the same identities the family's candidates get). */
+function shapesByEntry(selections: readonly ShapeSelection[], built: readonly Spec[][], flavor: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const s of selections) {
-    for (const v of s.variants) {
-      for (const spec of v.specs) {
-        const id = identityId({ family: CONV_DIRECT_FAMILY, variant: spec.variant, target: s.target, flavor, spec: { ...spec } as JsonValue });
-        const names = out.get(id) ?? [];
-        if (!names.includes(s.name)) names.push(s.name);
-        out.set(id, names);
-      }
+  for (const [i, s] of selections.entries()) {
+    for (const spec of built[i]!) {
+      const id = identityId({ family: CONV_DIRECT_FAMILY, variant: spec.variant, target: s.target, flavor, spec: { ...spec } as JsonValue });
+      const names = out.get(id) ?? [];
+      if (!names.includes(s.name)) names.push(s.name);
+      out.set(id, names);
     }
   }
   return out;
