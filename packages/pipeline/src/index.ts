@@ -10,10 +10,11 @@ export const VERSION: string = __PACKAGE_VERSION__;
 
 // The CLI.
 export { main, processIo, USAGE } from './cli/main.js';
-export { defaultDeps } from './cli/wiring.js';
+export { convPlanner, defaultDeps } from './cli/wiring.js';
 export type { CliDeps } from './cli/deps.js';
 export { UsageError, type CliIo } from './io.js';
-export type { BenchRequest, RunRequest } from './bench/requests.js';
+export type { BenchRequest } from './bench/requests.js';
+export type { RunRequest } from './api/run-conv.js';
 
 // The kernel cache.
 export { CacheIntegrityError, defaultCacheDir, identityId, KernelCache, type BlobRef, type CacheEntry, type CodeKind, type KernelIdentity, type PruneMark } from './cache/cache.js';
@@ -26,7 +27,8 @@ export type { AnyFamily, AnyPruner, PruneDecision, PruneInput, Pruner } from './
 export { LlvmToolchain, TARGETS, type CompiledCode, type KernelCompiler, type TargetName } from './compile/llvm-toolchain.js';
 export { elfPrunePruner } from './compile/elf-prune-pruner.js';
 
-// The GPU bench.
+// The GPU bench, over a family's planner (convPlanner: conv-direct's).
+export type { OpPlanner, OpProblem, NamedOpProblem, PlannedSelection, PlannedSequence, PlannedLaunch, ReferenceCheck } from './planner.js';
 export { benchPrep, type BenchPrepOptions, type BenchPrepResult } from './bench/prep.js';
 export { gpuBench, type GpuBenchOptions } from './bench/gpu-bench.js';
 export { readBenchManifest, type BenchManifest } from './bench/manifest.js';

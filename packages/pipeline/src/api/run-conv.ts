@@ -1,6 +1,6 @@
-import { problemGeometry } from '@rocke/conv-direct';
+import { problemGeometry, type Problem } from '@rocke/conv-direct';
 import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
-import type { RunRequest } from '../bench/requests.js';
+import type { TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
 import type { NpyArray } from '../npy.js';
 import { encodeDtype, type EpilogueValues } from '@rocke/reference';
@@ -12,6 +12,19 @@ export function convEpilogue(e: EpilogueValues): ConvEpilogue {
   const { alpha, beta, slope, lo, hi } = e;
   const scalars = Object.fromEntries(Object.entries({ alpha, beta, slope, lo, hi }).filter(([, v]) => v !== undefined));
   return { act: e.act, bias, residual: e.residual !== undefined, ...scalars };
+}
+
+/** Request handed to a run implementation (x, w already checked against the problem). */
+export interface RunRequest {
+  problem: Problem;
+  x: NpyArray;
+  w: NpyArray;
+  target: TargetName | null;
+  cacheDir: string;
+  /** Calls of the conv's run() (default 1): with more, the host time per call is reported. */
+  repeat?: number;
+  /** A fused epilogue (`--act`, `--bias`, `--residual`, ...): the run opens the fused kernels and binds its tensors. */
+  epilogue?: EpilogueValues;
 }
 
 /** Calls enqueued per timed batch of `--repeat`: far below the launch queue's depth (about a thousand). */

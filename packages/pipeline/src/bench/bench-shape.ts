@@ -1,12 +1,12 @@
-import { benchTrials, chooseReduceHelper, parseProblem, parseSpec, problemGeometry, type LaunchSequence, type Problem, type Spec } from '@rocke/conv-direct';
 import { GpuRuntimeError, type Device, type KernelFunction, type Module } from '@rocke/hip-runtime';
 import { randomTensor } from '@rocke/reference';
 import type { Epilogue } from '@rocke/ir';
-import { BENCH_EPILOGUE_SCALARS, benchEpilogueData } from './epilogue.js';
+import { benchEpilogueData } from './epilogue.js';
 import type { KernelCache } from '../cache/cache.js';
 import { executePlan, loadSpinKernel, preparePlan, timePlan, type PlanBuffers, type PlanTiming, type ReadyPlan, type TimingOptions } from './execute.js';
 import type { ManifestHelper, ManifestShape } from './manifest.js';
-import { evenlySpaced, referenceCheck, type ReferenceCheck } from './reference-check.js';
+import type { OpPlanner, OpProblem, PlannedSequence, ReferenceCheck } from '../planner.js';
+import { evenlySpaced, FULL_CHECK_MAX_MACS } from './reference-check.js';
 
 /** Verification outcome of one candidate. */
 export interface VerifyResult {
@@ -47,7 +47,7 @@ export interface CandidateResult {
 export interface ShapeResult {
   name: string;
   cls: string | null;
-  problem: Problem;
+  problem: OpProblem;
   /** `ok` when a best candidate exists (verified when verification was asked). */
   status: 'ok' | 'failed';
   reason?: string;
@@ -110,17 +110,14 @@ export function rankCandidates(results: readonly CandidateResult[]): CandidateRe
 
 type ManifestCandidate = ManifestShape['candidates'][number];
 
-/** A candidate planned once: its spec and the launch sequence of each split count to time (one unless split_c). */
-type CandidatePlan = { spec: Spec; trials: LaunchSequence[] } | { error: string };
+/** A candidate planned once: the launch sequence of each launch parameter to time, and what its result reports beside the time. */
+type CandidatePlan = ReturnType<OpPlanner['trials']> | { error: string };
 
-/** Plans every candidate up front, once, as conv-direct's `benchTrials` lists its launch sequences. */
-function planCandidates(shape: ManifestShape, problem: Problem, helpers: readonly ManifestHelper[], epilogue: Epilogue | undefined): CandidatePlan[] {
-  const scalars = epilogue ? { ...BENCH_EPILOGUE_SCALARS } : undefined;
+/** Plans every candidate up front, once, as the planner's `trials` lists its launch sequences. */
+function planCandidates(planner: OpPlanner, shape: ManifestShape, problem: OpProblem, helpers: readonly ManifestHelper[], epilogue: Epilogue | undefined): CandidatePlan[] {
   return shape.candidates.map((entry) => {
     try {
-      const sp = parseSpec(entry.spec);
-      if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
-      return { spec: sp.spec, trials: benchTrials(sp.spec, problem, helpers, scalars, epilogue) };
+      return planner.trials(entry.spec, problem, helpers, epilogue);
     } catch (err) {
       return { error: message(err) };
     }
@@ -169,7 +166,7 @@ class ShapeSession {
   }
 
   /** Loads the candidate's kernel (and the split-reduce helper when the sequence has reduce launches) and packs the launches. */
-  prepare(entry: ManifestCandidate, sequence: LaunchSequence): ReadyPlan {
+  prepare(entry: ManifestCandidate, sequence: PlannedSequence): ReadyPlan {
     const conv = this.load(entry.code.digest, entry.code.size).getFunction(entry.kernelName, sequence.launches[0]!.signature);
     const reduceLaunch = sequence.launches.find((l) => l.role === 'reduce');
     if (reduceLaunch && !this.reduceFn && this.helper) this.reduceFn = this.load(this.helper.code.digest, this.helper.code.size).getFunction(this.helper.kernelName, reduceLaunch.signature);
@@ -248,7 +245,7 @@ function timeCandidate(session: ShapeSession, entry: ManifestCandidate, plan: Ca
   }
   const { ready, t } = fastest!;
   if (ready.plan.splits !== undefined) r.splits = ready.plan.splits;
-  if (plan.spec.variant === 'grouped') r.merge = plan.spec.group_merge;
+  if (plan.report.merge !== undefined) r.merge = plan.report.merge;
   r.launches = ready.launches.length;
   Object.assign(r, { medianMs: t.medianMs, minMs: t.minMs, inner: t.inner, timing: t.method });
   return ready;
@@ -326,6 +323,7 @@ function timeRolesAlone(session: ShapeSession, best: CandidateResult, ready: Rea
  * are released at the end.
  */
 export async function benchShape(
+  planner: OpPlanner,
   device: Device,
   shape: ManifestShape,
   helpers: readonly ManifestHelper[],
@@ -336,28 +334,28 @@ export async function benchShape(
   const t0 = now();
   const log = options.log ?? (() => {});
   const notes = [...shape.notes];
-  const parsed = parseProblem(shape.problem);
+  const parsed = planner.parseProblem(shape.problem);
   if (!parsed.ok) throw new TypeError(`manifest shape ${shape.name}: ${parsed.reason}`);
   const problem = parsed.problem;
   const base = { name: shape.name, cls: shape.cls, problem, notes };
   if (shape.candidates.length === 0) {
     return { result: { ...base, status: 'failed', reason: `no compiled candidates${notes.length ? ` (${notes.join('; ')})` : ''}`, candidates: [], ranking: [], wallMs: now() - t0 } };
   }
-  const g = problemGeometry(problem);
+  const g = planner.tensors(problem);
   const seed = options.seed ?? 1;
   const x = options.inputs?.x ?? randomTensor(g.xBytes / 2, problem.dtype, seed);
   const w = options.inputs?.w ?? randomTensor(g.wBytes / 2, problem.dtype, seed + 1);
-  const plans = planCandidates(shape, problem, helpers, options.epilogue);
+  const plans = planCandidates(planner, shape, problem, helpers, options.epilogue);
   const wsBytes = Math.max(0, ...plans.flatMap((p) => ('trials' in p ? p.trials.map((t) => t.plan.workspaceBytes) : [0])));
-  const fused = options.epilogue ? benchEpilogueData(options.epilogue, problem, g.yBytes / 2, seed + 3) : undefined;
-  const session = new ShapeSession(device, blobs, chooseReduceHelper(helpers, problem.dtype, options.epilogue)?.helper, options, notes, {
+  const fused = options.epilogue ? benchEpilogueData(options.epilogue, problem.dtype, g.channels, g.yBytes / 2, seed + 3) : undefined;
+  const session = new ShapeSession(device, blobs, planner.helperFor(helpers, problem, options.epilogue), options, notes, {
     x, w, yBytes: g.yBytes, wsBytes, ...(fused?.bias ? { bias: fused.bias } : {}), ...(fused?.residual ? { residual: fused.residual } : {}),
   });
   try {
     const { results, prepared } = timeCandidates(session, shape, plans, options, () => now() - t0);
     let reference: string | undefined;
     if (options.verify && !session.contextLost) {
-      const ref = await referenceCheck(problem, x, w, seed + 2, options.fullCheckMaxMacs, fused?.values);
+      const ref = await planner.reference(problem, x, w, seed + 2, options.fullCheckMaxMacs ?? FULL_CHECK_MAX_MACS, fused?.values);
       reference = ref.mode;
       verifyRanked(session, ref, results, prepared, g.yBytes / 2, options);
     }

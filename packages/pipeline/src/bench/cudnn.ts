@@ -1,29 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Problem } from '@rocke/conv-direct';
 
 /** File name of the cuDNN baseline script (a copy of ../shared/tools/cudnn_baseline.py). */
 export const CUDNN_SCRIPT = 'cudnn_baseline.py';
 
-/** One shape of a suite file as cudnn_baseline.py and `rocke bench --suite` read it. */
-export interface SuiteShape {
-  name: string;
-  cls: string | null;
-  N: number; C: number; H: number; W: number; K: number; R: number; S: number;
-  stride: number; pad: number; groups: number; dtype: string;
-}
-
-/**
- * A problem as a suite shape. The suite format has one stride and one pad; a problem with
- * different H and W strides/pads or a dilation cannot be written (cuDNN's script would time
- * another conv), which is a reason string instead.
- */
-export function suiteShape(name: string, cls: string | null, p: Problem): SuiteShape | string {
-  if (p.strideH !== p.strideW || p.padH !== p.padW) return 'the suite format has one stride and one pad (H and W differ)';
-  if (p.dilationH !== 1 || p.dilationW !== 1) return 'the cuDNN baseline script has no dilation';
-  return { name, cls, N: p.N, C: p.C, H: p.H, W: p.W, K: p.K, R: p.R, S: p.S, stride: p.strideH, pad: p.padH, groups: p.groups, dtype: p.dtype };
-}
+/** One shape as the baseline script reads it: the planner's `baselineShape`, keyed by `name`. */
+export type BaselineShape = Record<string, unknown> & { name: string };
 
 /** cuDNN's median per shape name, from cudnn_baseline.py's output JSON (`rows[].name, ms_median`). */
 export function parseCudnnRows(input: unknown): Map<string, number> {
@@ -61,7 +44,7 @@ export interface CudnnRun {
  */
 export function runCudnnBaseline(
   script: string,
-  shapes: readonly SuiteShape[],
+  shapes: readonly BaselineShape[],
   workDir: string,
   log: (line: string) => void,
   python = 'python3',

@@ -18,11 +18,11 @@ describe('bench epilogue shapes', () => {
 
   it('makes seeded bias and residual data and the reference values that match them', () => {
     const p = { ...makeProblem({ N: 1, H: 4, W: 4, C: 8, K: 16, R: 3, S: 3, padH: 1, padW: 1, dtype: 'bf16' }) };
-    const d = benchEpilogueData({ act: 'leaky_relu', bias: 'fp32', residual: true }, p, 256, 5);
+    const d = benchEpilogueData({ act: 'leaky_relu', bias: 'fp32', residual: true }, p.dtype, p.K, 256, 5);
     expect(d.bias).toBeInstanceOf(Float32Array);
     expect(d.bias).toHaveLength(16);
     expect(d.residual).toHaveLength(256);
     expect(d.values).toMatchObject({ act: 'leaky_relu', alpha: 1, beta: 1, slope: 0.01, bias: d.bias, residual: d.residual });
-    expect(benchEpilogueData({ act: 'clamp', bias: 'dtype', residual: false }, p, 256, 5).values).toMatchObject({ lo: 0, hi: 6 });
+    expect(benchEpilogueData({ act: 'clamp', bias: 'dtype', residual: false }, p.dtype, p.K, 256, 5).values).toMatchObject({ lo: 0, hi: 6 });
   });
 });

@@ -8,7 +8,7 @@
  */
 import { ACTIVATIONS, type Activation, type Epilogue } from '@rocke/ir';
 import { randomTensor, type EpilogueValues } from '@rocke/reference';
-import type { Problem } from '@rocke/conv-direct';
+import type { Dtype } from '../planner.js';
 
 /** The scalars of a bench run: what a network folds in (alpha 1, beta 1), PyTorch's leaky slope, a relu6-like clamp. */
 export const BENCH_EPILOGUE_SCALARS = { alpha: 1, beta: 1, slope: 0.01, lo: 0, hi: 6 } as const;
@@ -35,11 +35,11 @@ export function epilogueShapeText(e: Epilogue): string {
   return [e.act, ...(e.bias === 'fp32' ? ['b32'] : e.bias === 'dtype' ? ['bd'] : []), ...(e.residual ? ['res'] : [])].join(':');
 }
 
-/** Seeded bias ([K]: fp32 values or dtype bits) and residual (y's elements, dtype bits) in [-1, 1), and the reference's values. */
-export function benchEpilogueData(e: Epilogue, problem: Problem, yElements: number, seed: number): { bias?: Float32Array | Uint16Array; residual?: Uint16Array; values: EpilogueValues } {
-  const biasBits = e.bias === 'none' ? undefined : randomTensor(problem.K, problem.dtype, seed);
+/** Seeded bias (`channels` fp32 values or dtype bits) and residual (y's elements, dtype bits) in [-1, 1), and the reference's values. */
+export function benchEpilogueData(e: Epilogue, dtype: Dtype, channels: number, yElements: number, seed: number): { bias?: Float32Array | Uint16Array; residual?: Uint16Array; values: EpilogueValues } {
+  const biasBits = e.bias === 'none' ? undefined : randomTensor(channels, dtype, seed);
   const bias = biasBits && e.bias === 'fp32' ? Float32Array.from(biasBits, (_, i) => ((i * 37) % 101) / 50 - 1) : biasBits;
-  const residual = e.residual ? randomTensor(yElements, problem.dtype, seed + 1) : undefined;
+  const residual = e.residual ? randomTensor(yElements, dtype, seed + 1) : undefined;
   const s = BENCH_EPILOGUE_SCALARS;
   const values: EpilogueValues = {
     act: e.act,

@@ -1,4 +1,4 @@
-import type { BufferName, LaunchPlan, LaunchSequence, SequencedLaunch } from '@rocke/conv-direct';
+import type { PlannedLaunch, PlannedSequence } from '../planner.js';
 import { elapsedMs, packKernargs, type Device, type DeviceBuffer, type Graph, type KernelFunction, type PackedKernargs } from '@rocke/hip-runtime';
 
 /** The device buffers a conv plan binds (ws only for split_c; bias and residual only with a fused epilogue). */
@@ -16,34 +16,34 @@ export interface PlanBuffers {
  * programmatic flag, with the loaded function and the packed arguments in place of its kernel name,
  * argument table and values (`programmatic` is also off when the bench turns it off, see {@link preparePlan}).
  */
-export type ReadyLaunch = Pick<SequencedLaunch, 'role' | 'grid' | 'block' | 'sharedBytes' | 'programmatic'> & {
+export type ReadyLaunch = Pick<PlannedLaunch, 'role' | 'grid' | 'block' | 'sharedBytes' | 'programmatic'> & {
   readonly fn: KernelFunction;
   readonly args: PackedKernargs;
 };
 
 /** A conv plan turned into launches in stream order: each conv launch, then (split_c) its reduce launches. */
 export interface ReadyPlan {
-  readonly plan: LaunchPlan;
+  readonly plan: PlannedSequence['plan'];
   readonly launches: readonly ReadyLaunch[];
 }
 
 /** Turns plan kernargs (numbers and buffer views) into hip-runtime values (views of the bound buffers). */
-function bindValues(values: SequencedLaunch['kernargs'], buffers: PlanBuffers): unknown[] {
+function bindValues(values: PlannedLaunch['kernargs'], buffers: PlanBuffers): unknown[] {
   return values.map((v) => {
     if (typeof v !== 'object') return v;
-    const buffer = buffers[v.buffer as BufferName];
+    const buffer = buffers[v.buffer as keyof PlanBuffers];
     if (!buffer) throw new Error(`the plan binds buffer '${v.buffer}', which was not allocated`);
     return buffer.view(v.offsetBytes);
   });
 }
 
 /**
- * Binds a planned launch sequence (conv-direct's `launchSequence`: each conv launch, then for
- * split_c its split-reduce launches) to loaded functions and buffers, packing every launch once.
+ * Binds a planned launch sequence (the planner's: each conv launch, then for a split plan its
+ * reduce launches) to loaded functions and buffers, packing every launch once.
  * A launch is programmatic when the sequence says its target supports it and `programmatic` is
  * not turned off.
  */
-export function preparePlan(sequence: LaunchSequence, functions: { conv: KernelFunction; reduce?: KernelFunction | undefined }, buffers: PlanBuffers, programmatic = true): ReadyPlan {
+export function preparePlan(sequence: PlannedSequence, functions: { conv: KernelFunction; reduce?: KernelFunction | undefined }, buffers: PlanBuffers, programmatic = true): ReadyPlan {
   const launches = sequence.launches.map((l): ReadyLaunch => {
     const fn = functions[l.role];
     if (!fn) throw new Error(`${sequence.plan.kernelName} is split_c: it needs a split-reduce helper kernel`);

@@ -12,12 +12,15 @@ import type { BenchRequest } from './requests.js';
 import type { CliIo } from '../io.js';
 import { summarizeBench } from './bench-report.js';
 import { benchShape, rankCandidates, type CandidateResult } from './bench-shape.js';
-import { parseCudnnRows, suiteShape } from './cudnn.js';
-import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
+import { parseCudnnRows } from './cudnn.js';
+import { convPlanner, suiteShape } from '../cli/wiring.js';
+import { fakeConvKernel, fakeReduceKernel } from '../testing/fake-kernels.js';
 import { GRAPH_WARM_REPLAYS } from './execute.js';
 import { gpuBench } from './gpu-bench.js';
 import { parseBenchManifest } from './manifest.js';
 import { evenlySpaced } from './reference-check.js';
+
+const planner = convPlanner();
 
 function io(env: Record<string, string> = {}): CliIo & { err: string[] } {
   const err: string[] = [];
@@ -37,7 +40,7 @@ describe('GPU bench through the fake binding', () => {
     const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
     const device = openDevice({ binding });
     const { manifest } = kernelsDir();
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 3, verifySample: 0, targetRepMs: 0.02 });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 3, verifySample: 0, targetRepMs: 0.02 });
     device.close();
     expect(result.status).toBe('ok');
     expect(result.reference).toBe('full');
@@ -101,7 +104,7 @@ describe('GPU bench through the fake binding', () => {
     for (const h of helpers) fakes[reduceName(h)] = fakeReduceKernel(h.dtype, epilogue);
     const binding = createFakeBinding({ kernels: fakes, msPerLaunch: 0.01 });
     const device = openDevice({ binding });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, blobs, { verify: true, warmup: 1, iters: 3, verifySample: 4, targetRepMs: 0.02, epilogue });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, blobs, { verify: true, warmup: 1, iters: 3, verifySample: 4, targetRepMs: 0.02, epilogue });
     device.close();
     const byName = new Map(result.candidates.map((c) => [c.kernelName, c]));
     expect(byName.get(kernelName(fusedDense[0]!))!.verify?.pass).toBe(true);
@@ -116,7 +119,7 @@ describe('GPU bench through the fake binding', () => {
     const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 });
     const device = openDevice({ binding });
     const { manifest } = kernelsDir();
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, targetRepMs: 0.02, programmatic: false });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, targetRepMs: 0.02, programmatic: false });
     device.close();
     expect(result.status).toBe('ok');
     expect(binding.launches.some((l) => l.programmatic)).toBe(false);
@@ -128,7 +131,7 @@ describe('GPU bench through the fake binding', () => {
     const device = openDevice({ binding });
     const { manifest } = kernelsDir();
     const shape = { ...manifest.shapes[0]!, candidates: manifest.shapes[0]!.candidates.filter((c) => c.kernelName === kernelName(split)) };
-    const { result } = await benchShape(device, shape, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
+    const { result } = await benchShape(planner, device, shape, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
     device.close();
     expect(result.best!.kernelName).toBe(kernelName(split));
     // Fake time is 0.01 ms per launch: one conv and one reduce launch per execution, each alone 0.01 ms.
@@ -148,7 +151,7 @@ describe('GPU bench through the fake binding', () => {
     const { dir, dense, split, manifest } = kernelsDir();
     const binding = createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01, graphs: false });
     const device = openDevice({ binding });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 3, targetRepMs: 0.02 });
     device.close();
     expect(result.status).toBe('ok');
     expect(result.candidates.every((c) => c.timing === 'spin')).toBe(true);
@@ -171,7 +174,7 @@ describe('GPU bench through the fake binding', () => {
       },
     };
     const device = openDevice({ binding });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, verifySample: 0, targetRepMs: 0.02 });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, verifySample: 0, targetRepMs: 0.02 });
     device.close();
     expect(result.status).toBe('ok');
     expect(result.candidates.every((c) => c.timing === 'spin' && c.verify?.pass)).toBe(true);
@@ -185,7 +188,7 @@ describe('GPU bench through the fake binding', () => {
     const broken = [...dense.map(kernelName)].sort()[0]!; // the one that would win on time
     const binding = createFakeBinding({ kernels: kernels(dense, split, broken), msPerLaunch: 0.01 });
     const out = io();
-    const r = await gpuBench(request(dir), out, { binding, shape: FAST });
+    const r = await gpuBench(planner, request(dir), out, { binding, shape: FAST });
     expect(r.failures).toBe(1);
     expect(r.rows).toHaveLength(1);
     expect((r.rows[0] as { kernel: string }).kernel).not.toBe(broken);
@@ -216,14 +219,14 @@ describe('GPU bench through the fake binding', () => {
       };
     };
     const first = openDevice({ binding: sticky() });
-    const lost = (await benchShape(first, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST })).result;
+    const lost = (await benchShape(planner, first, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST })).result;
     expect(lost.status).toBe('failed');
     expect(lost.contextLostBy).toBe(bad);
     expect(lost.candidates[0]!.error).toContain('CUDA_ERROR_ILLEGAL_ADDRESS');
     expect(lost.candidates.slice(1).every((c) => c.skipped?.startsWith(`the GPU context is unusable after ${bad}`))).toBe(true);
     // A fresh process (here: a fresh binding) without the culprit ranks the others.
     const second = openDevice({ binding: sticky() });
-    const again = (await benchShape(second, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST, exclude: new Map([[bad, 'killed the context before']]) })).result;
+    const again = (await benchShape(planner, second, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: true, warmup: 1, iters: 2, ...FAST, exclude: new Map([[bad, 'killed the context before']]) })).result;
     expect(again.status).toBe('ok');
     expect(again.candidates[0]!.error).toBe('excluded: killed the context before');
     expect(again.ranking).not.toContain(bad);
@@ -233,7 +236,7 @@ describe('GPU bench through the fake binding', () => {
   it('stops timing at the count cap and says why', async () => {
     const { dir, dense, split, manifest } = kernelsDir();
     const device = openDevice({ binding: createFakeBinding({ kernels: kernels(dense, split) }) });
-    const { result } = await benchShape(device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001, spinKernel: false, graphs: false });
+    const { result } = await benchShape(planner, device, manifest.shapes[0]!, manifest.helpers, new KernelCache(dir), { verify: false, warmup: 1, iters: 2, maxCandidates: 2, targetRepMs: 0.001, spinKernel: false, graphs: false });
     device.close();
     expect(result.candidates.map((c) => c.skipped ?? 'timed')).toEqual(['timed', 'timed', 'count cap 2']);
     expect(result.candidates[0]!.timing).toBe('plain'); // neither a graph nor the spin kernel: asked for neither
@@ -252,7 +255,7 @@ console.log('fake cudnn', shapes.length);
 writeFileSync(out, JSON.stringify({ rows: shapes.map((s) => ({ name: s.name, ms_median: 0.025 })) }));`,
     );
     const out = io({ ROCKE_BENCH_OUT: join(dir, 'out') });
-    const r = await gpuBench(request(dir, { vsCudnn: true }), out, { binding: createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 }), python: process.execPath, cudnnScript: fakePython, shape: FAST });
+    const r = await gpuBench(planner, request(dir, { vsCudnn: true }), out, { binding: createFakeBinding({ kernels: kernels(dense, split), msPerLaunch: 0.01 }), python: process.execPath, cudnnScript: fakePython, shape: FAST });
     expect(r.failures).toBe(0);
     const summary = summarizeBench(r.rows);
     expect(summary.rows[0]!.ratio).toBeCloseTo(2.5, 9);
@@ -267,7 +270,7 @@ writeFileSync(out, JSON.stringify({ rows: shapes.map((s) => ({ name: s.name, ms_
     expect(details.shapes[0].candidates).toHaveLength(3);
     // Without the script's output for a shape, the shape counts as a failure and has no row.
     writeFileSync(fakePython, `import { writeFileSync } from 'node:fs'; writeFileSync(process.argv[3], JSON.stringify({ rows: [] }));`);
-    const r2 = await gpuBench(request(dir, { vsCudnn: true }), io(), { binding: createFakeBinding({ kernels: kernels(dense, split) }), python: process.execPath, cudnnScript: fakePython, shape: FAST });
+    const r2 = await gpuBench(planner, request(dir, { vsCudnn: true }), io(), { binding: createFakeBinding({ kernels: kernels(dense, split) }), python: process.execPath, cudnnScript: fakePython, shape: FAST });
     expect(r2.rows).toHaveLength(0);
     expect(r2.failures).toBe(1);
   });
@@ -276,10 +279,10 @@ writeFileSync(out, JSON.stringify({ rows: shapes.map((s) => ({ name: s.name, ms_
   it('refuses kernels for another architecture and a shape the manifest lacks, with reasons', async () => {
     const { dir, dense, split } = kernelsDir();
     const amd = createFakeBinding({ backend: 'hip', devices: [{ arch: 'gfx950', name: 'fake MI355X' }], kernels: kernels(dense, split) });
-    await expect(gpuBench(request(dir), io(), { binding: amd })).rejects.toThrow('the device is fake MI355X (gfx950); the kernels are for sm_90');
+    await expect(gpuBench(planner, request(dir), io(), { binding: amd })).rejects.toThrow('the device is fake MI355X (gfx950); the kernels are for sm_90');
     const other = { ...PROBLEM, K: 32 };
     const out = io();
-    const r = await gpuBench(request(dir, { problems: [{ name: 'other', problem: other, cls: 'dense' }] }), out, { binding: createFakeBinding({ kernels: kernels(dense, split) }) });
+    const r = await gpuBench(planner, request(dir, { problems: [{ name: 'other', problem: other, cls: 'dense' }] }), out, { binding: createFakeBinding({ kernels: kernels(dense, split) }) });
     expect(r.failures).toBe(1);
     expect(out.err.join('')).toContain('no compiled candidates for this shape');
   });

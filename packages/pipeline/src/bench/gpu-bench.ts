@@ -6,7 +6,8 @@ import type { CliIo } from '../io.js';
 import type { JsonValue } from '../hash.js';
 import { benchShape, type ShapeResult } from './bench-shape.js';
 import { benchTable, type BenchLine } from './bench-table.js';
-import { findCudnnScript, runCudnnBaseline, suiteShape, type SuiteShape } from './cudnn.js';
+import type { OpPlanner } from '../planner.js';
+import { findCudnnScript, runCudnnBaseline, type BaselineShape } from './cudnn.js';
 import { epilogueShapeText } from './epilogue.js';
 import { loadKernels } from './kernels.js';
 import type { BenchRequest } from './requests.js';
@@ -17,10 +18,10 @@ export { manifestFromCache } from './kernels.js';
 export { CONTEXT_RETRIES, type GpuBenchOptions } from './run-shapes.js';
 
 /** Runs the cuDNN baseline on the lines' shapes and sets their cuDNN times and ratios (cuDNN ms / ours ms); returns the baseline's error, if any. */
-async function joinCudnn(lines: BenchLine[], io: CliIo, options: GpuBenchOptions, outDir: string | undefined, epilogue: string | undefined): Promise<string | undefined> {
+async function joinCudnn(planner: OpPlanner, lines: BenchLine[], io: CliIo, options: GpuBenchOptions, outDir: string | undefined, epilogue: string | undefined): Promise<string | undefined> {
   let cudnnError: string | undefined;
   const script = options.cudnnScript ?? findCudnnScript(io.env, io.cwd);
-  const shapes = lines.map((l) => suiteShape(l.result.name, l.result.cls, l.result.problem)).filter((s): s is SuiteShape => typeof s !== 'string');
+  const shapes = lines.map((l) => planner.baselineShape(l.result.name, l.result.cls, l.result.problem)).filter((s): s is BaselineShape => typeof s !== 'string' && typeof s['name'] === 'string');
   if (!script) cudnnError = 'cudnn_baseline.py not found (set ROCKE_CUDNN_BASELINE)';
   else {
     io.stderr(`cuDNN baseline: ${script} on ${shapes.length} shape(s)\n`);
@@ -44,7 +45,7 @@ async function joinCudnn(lines: BenchLine[], io: CliIo, options: GpuBenchOptions
  * isolation is off, else in this process. In a child (the isolation's worker) the results are
  * written for the parent and `child` is true.
  */
-export async function benchResults(request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ results: ShapeResult[]; child: boolean; epilogue: string | undefined }> {
+export async function benchResults(planner: OpPlanner, request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ results: ShapeResult[]; child: boolean; epilogue: string | undefined }> {
   const probe = probeRuntime(options.binding ? { binding: options.binding } : {});
   if (!probe.available) {
     throw new Error(`no GPU runtime is available on this machine; ${request.problems.length} problem(s) parsed, nothing timed\n${unavailableMessage('auto', probe.attempts, io.env)}`);
@@ -52,10 +53,10 @@ export async function benchResults(request: BenchRequest, io: CliIo, options: Gp
   const childOut = io.env[CHILD_OUT];
   const isolate = !childOut && (options.isolate ?? (options.binding === undefined && io.env['ROCKE_BENCH_ISOLATE'] !== '0'));
   // Loaded in the parent too: a bad kernels directory fails early, and the epilogue is the manifest's.
-  const { manifest, blobs } = loadKernels(request);
+  const { manifest, blobs } = loadKernels(planner, request);
   const epilogue = manifest.epilogue ? epilogueShapeText(manifest.epilogue) : undefined;
   if (epilogue && !childOut) io.stderr(`fused epilogue ${epilogue}: every candidate is timed and verified with it; cuDNN is timed with PyTorch's bias, add and activation after it\n`);
-  const results = isolate ? await benchIsolated(request, io) : await benchInProcess(request, io, manifest, blobs, options);
+  const results = isolate ? await benchIsolated(request, io) : await benchInProcess(planner, request, io, manifest, blobs, options);
   if (childOut) writeFileSync(childOut, JSON.stringify({ results }));
   return { results, child: childOut !== undefined, epilogue };
 }
@@ -69,15 +70,15 @@ export async function benchResults(request: BenchRequest, io: CliIo, options: Gp
  * own summary or `--json`). Failures: shapes without a (verified) best candidate, candidates
  * that failed verification, and shapes without a cuDNN time when one was asked for.
  */
-export async function gpuBench(request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ rows: JsonValue[]; failures: number }> {
-  const { results, child, epilogue } = await benchResults(request, io, options);
+export async function gpuBench(planner: OpPlanner, request: BenchRequest, io: CliIo, options: GpuBenchOptions = {}): Promise<{ rows: JsonValue[]; failures: number }> {
+  const { results, child, epilogue } = await benchResults(planner, request, io, options);
   if (child) return { rows: [], failures: results.filter((r) => r.status !== 'ok').length };
 
   const lines: BenchLine[] = results.map((result) => ({ shape: result.name, class: result.cls ?? 'unclassified', result }));
   let cudnnError: string | undefined;
   const outDir = options.outDir ?? io.env['ROCKE_BENCH_OUT'];
   if (outDir) mkdirSync(resolve(io.cwd, outDir), { recursive: true });
-  if (request.vsCudnn) cudnnError = await joinCudnn(lines, io, options, outDir, epilogue);
+  if (request.vsCudnn) cudnnError = await joinCudnn(planner, lines, io, options, outDir, epilogue);
   const table = benchTable(lines);
   io.stderr(`\n${table}`);
   if (outDir) writeFileSync(join(resolve(io.cwd, outDir), 'bench-table.txt'), table);

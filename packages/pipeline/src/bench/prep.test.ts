@@ -28,6 +28,9 @@ import { SPIN_PTX } from './execute.js';
 import { manifestFromCache } from './gpu-bench.js';
 import { readBenchManifest } from './manifest.js';
 import { benchPrep } from './prep.js';
+import { convPlanner } from '../cli/wiring.js';
+
+const planner = convPlanner();
 
 const SMALL_MAP: Problem = { N: 1, H: 7, W: 7, C: 512, K: 512, R: 3, S: 3, strideH: 1, strideW: 1, padH: 1, padW: 1, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
 const BIG_MAP: Problem = { ...SMALL_MAP, H: 56, W: 56, C: 64, K: 64 };
@@ -121,8 +124,8 @@ describe('bench-prep', () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const cache = new KernelCache(join(root, 'cache'));
     const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
-    await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'kernels'), cache, compiler: fakeCompiler(), pruner: null, cap: 12, jobs: 2 });
-    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    await benchPrep({ planner, problems, target: 'sm_90', outDir: join(root, 'kernels'), cache, compiler: fakeCompiler(), pruner: null, cap: 12, jobs: 2 });
+    const fromCache = manifestFromCache(planner, cache, problems, 'sm_90', 4);
     const [selected] = selectProblemSpecs(problems, 'sm_90', { cap: 4 });
     const names = selected!.variants.flatMap((v) => v.specs.map(kernelName));
     // The same 4 kernels bench-prep picks, in predicted order.
@@ -135,8 +138,8 @@ describe('bench-prep', () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const problems = [{ name: 'sm', problem: SMALL_MAP, cls: 'small-map' }];
     const epilogue = { act: 'silu', bias: 'fp32', residual: true } as const;
-    const bare = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'bare'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2 });
-    const fused = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'fused'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2, epilogue });
+    const bare = await benchPrep({ planner, problems, target: 'sm_90', outDir: join(root, 'bare'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2 });
+    const fused = await benchPrep({ planner, problems, target: 'sm_90', outDir: join(root, 'fused'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 4, jobs: 2, epilogue });
     expect(fused.manifest.epilogue).toEqual(epilogue);
     expect(bare.manifest.epilogue).toBeUndefined();
     const strip = (spec: Record<string, unknown>) => kernelName({ ...spec, epilogue: undefined } as never);
@@ -158,7 +161,7 @@ describe('bench-prep', () => {
       facts: () => null,
       prune: (entries) => entries.filter((e) => spills.includes(e.kernelName)).map((e) => ({ id: e.id, reason: 'spills', detail: 'scratch' })),
     };
-    const r = await benchPrep({ problems, target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner, cap: 4, jobs: 2 });
+    const r = await benchPrep({ planner, problems, target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner, cap: 4, jobs: 2 });
     const shape = r.manifest.shapes[0]!;
     // Four usable kernels: the two selected ones that do not spill, then the next two of the ranking.
     const next = sel!.backfill.slice(0, 2).map((b) => kernelName(b.spec));
@@ -171,7 +174,7 @@ describe('bench-prep', () => {
   it('keeps only the variants asked for, with the whole cap', async () => {
     const root = mkdtempSync(join(tmpdir(), 'rocke-prep-'));
     const dw = { ...BIG_MAP, groups: BIG_MAP.C };
-    const r = await benchPrep({ problems: [{ name: 'dw', problem: dw, cls: 'depthwise' }], target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 3, variants: ['depthwise'], jobs: 2 });
+    const r = await benchPrep({ planner, problems: [{ name: 'dw', problem: dw, cls: 'depthwise' }], target: 'sm_90', outDir: join(root, 'kernels'), cache: new KernelCache(join(root, 'cache')), compiler: fakeCompiler(), pruner: null, cap: 3, variants: ['depthwise'], jobs: 2 });
     expect(r.manifest.shapes[0]!.candidates.map((c) => c.variant)).toEqual(['depthwise', 'depthwise', 'depthwise']);
   });
 
@@ -184,7 +187,7 @@ describe('bench-prep', () => {
       { name: 'g', problem: { ...BIG_MAP, H: 8, W: 8, groups: 8 }, cls: 'grouped' },
     ];
     const compiler = fakeCompiler();
-    const r = await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler, pruner: null, cap: 4, jobs: 2 });
+    const r = await benchPrep({ planner, problems, target: 'sm_90', outDir, cache, compiler, pruner: null, cap: 4, jobs: 2 });
     const m = readBenchManifest(outDir)!;
     expect(m).toEqual(r.manifest);
     const sm = m.shapes[0]!;
@@ -201,24 +204,24 @@ describe('bench-prep', () => {
     for (const c of [...m.shapes.flatMap((s) => s.candidates), ...m.helpers]) expect(new TextDecoder().decode(blobs.readBlob(c.code))).toMatch(/^cubin /);
     expect(r.blobs).toBe(new Set([...m.shapes.flatMap((s) => s.candidates), ...m.helpers].map((c) => c.code.digest)).size);
     // Without a manifest, bench builds one from the compile cache: the same compiled candidates.
-    const fromCache = manifestFromCache(cache, problems, 'sm_90', 4);
+    const fromCache = manifestFromCache(planner, cache, problems, 'sm_90', 4);
     expect(fromCache.shapes[0]!.candidates.map((c) => c.kernelName).sort()).toEqual(sm.candidates.map((c) => c.kernelName).sort());
     expect(fromCache.shapes[0]!.candidates.map((c) => c.code.digest).sort()).toEqual(sm.candidates.map((c) => c.code.digest).sort());
     expect(fromCache.helpers).toHaveLength(4);
     // A second run compiles nothing (the cache is up to date).
     const again = fakeCompiler();
-    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
+    await benchPrep({ planner, problems, target: 'sm_90', outDir, cache, compiler: again, pruner: null, cap: 4, jobs: 2 });
     expect(again.compiled).toBe(0);
     // A kernel-builder edit keeps the emitter label (the packages' version): the IR check still
     // rebuilds the entry whose IR changed, so the bench never times a stale cubin.
     const stale = cache.listEntries().entries.find((e) => e.kernelName === sm.candidates[0]!.kernelName)!;
     cache.putEntry({ ...stale, ir: cache.putBlob('; IR of an older kernel builder') });
     const rebuilt = fakeCompiler();
-    await benchPrep({ problems, target: 'sm_90', outDir, cache, compiler: rebuilt, pruner: null, cap: 4, jobs: 2 });
+    await benchPrep({ planner, problems, target: 'sm_90', outDir, cache, compiler: rebuilt, pruner: null, cap: 4, jobs: 2 });
     expect(rebuilt.compiled).toBe(1);
     // Identical code objects are stored once, and blobs no longer referenced are removed.
     const same = fakeCompiler(true);
-    const r3 = await benchPrep({ problems: problems.slice(0, 1), target: 'sm_90', outDir, cache: new KernelCache(join(root, 'cache2')), compiler: same, pruner: null, cap: 2, jobs: 2 });
+    const r3 = await benchPrep({ planner, problems: problems.slice(0, 1), target: 'sm_90', outDir, cache: new KernelCache(join(root, 'cache2')), compiler: same, pruner: null, cap: 2, jobs: 2 });
     expect(r3.blobs).toBe(1);
     expect(readdirSync(join(outDir, 'blobs')).flatMap((d) => readdirSync(join(outDir, 'blobs', d)))).toHaveLength(1);
   }, 120_000);

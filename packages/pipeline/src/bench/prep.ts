@@ -1,7 +1,4 @@
-import { kernelName as convKernelName, withEpilogue, type Spec } from '@rocke/conv-direct';
-import { DEFAULT_SHAPE_CAP, selectProblemSpecs } from '@rocke/conv-direct';
 import type { Epilogue } from '@rocke/ir';
-import { helperSpecs, kernelName as reduceKernelName } from '@rocke/split-reduce';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.js';
 import { identityId, KernelCache, type CacheEntry } from '../cache/cache.js';
@@ -9,18 +6,15 @@ import type { BenchRequest } from './requests.js';
 import { type CompileAllProgress, type CompileAllReport } from '../compile/compile-all.js';
 import { compileCapped } from '../compile/capped.js';
 import type { AnyPruner } from '../compile/family.js';
-import { CONV_DIRECT_FAMILY, convDirectFamily } from '@rocke/conv-direct';
-import { SPLIT_REDUCE_VARIANT, splitReduceFamily } from '@rocke/split-reduce';
 import type { JsonValue } from '../hash.js';
 import type { KernelCompiler, TargetName } from '../compile/llvm-toolchain.js';
+import type { OpPlanner, PlannedSelection } from '../planner.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest, type ManifestCandidate, type ManifestHelper, type ManifestShape } from './manifest.js';
-
-
-/** Default cap of candidates per shape: the bench times at most this many per shape anyway. */
-export const DEFAULT_PREP_CAP = DEFAULT_SHAPE_CAP;
 
 /** Options of {@link benchPrep}. */
 export interface BenchPrepOptions {
+  /** The family whose candidates are selected, compiled and exported (cli/wiring.ts: conv-direct's). */
+  planner: OpPlanner;
   problems: BenchRequest['problems'];
   target: TargetName;
   /** Kernels directory to write: `bench-manifest.json` plus `blobs/` (content-addressed, deduplicated). */
@@ -29,7 +23,7 @@ export interface BenchPrepOptions {
   cache: KernelCache;
   compiler: KernelCompiler;
   pruner: AnyPruner | null;
-  /** Candidates per shape at most (default {@link DEFAULT_PREP_CAP}), shared evenly by its variants. */
+  /** Candidates per shape at most (default: the planner's `defaultCap`), shared by its variants. */
   cap?: number;
   /** Only these variants of each shape (default: every apt one); the cap is shared by those. */
   variants?: readonly string[];
@@ -56,47 +50,38 @@ export interface BenchPrepResult {
 
 /**
  * Compiles what `rocke bench` needs for a suite on a machine without a GPU, and exports it:
- * per shape the candidates {@link selectProblemSpecs} picks (the same selection compile-all uses:
- * ordered and capped by `orderCandidates`), compiled through compile-all (the cache skips
- * up-to-date entries; elf-prune drops spilling split_c entries), plus the split-reduce helper
- * kernels. The cap counts usable kernels: for each one that fails to compile or is pruned, the
- * next candidate of the shape's ranking is compiled ({@link compileCapped}; the notes say how
- * many). The kernels directory holds only the code blobs, content-addressed like the cache
- * (identical code is stored once), and the manifest. Blobs of earlier runs no longer referenced
- * are removed so the directory stays small. A shape whose selection throws (a chooser's PlanError)
- * is recorded in `failedShapes` and its manifest notes; the other shapes are still prepared.
+ * per shape the candidates the planner selects (the same selection compile-all uses, in bench
+ * order under the cap), compiled through compile-all (the cache skips up-to-date entries; the
+ * pruner drops spilling entries), plus the planner's helper kernels. The cap counts usable
+ * kernels: for each one that fails to compile or is pruned, the next candidate of the shape's
+ * ranking is compiled ({@link compileCapped}; the notes say how many). The kernels directory
+ * holds only the code blobs, content-addressed like the cache (identical code is stored once),
+ * and the manifest. Blobs of earlier runs no longer referenced are removed so the directory stays
+ * small. A shape whose selection throws (a chooser's PlanError) is recorded in `failedShapes` and
+ * its manifest notes; the other shapes are still prepared.
  */
 export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepResult> {
-  const { target, cache, compiler } = options;
-  const cap = options.cap ?? DEFAULT_PREP_CAP;
+  const { planner, target, cache, compiler } = options;
+  const cap = options.cap ?? planner.defaultCap;
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
   const flavor = compiler.flavor;
   const failedShapes: BenchPrepResult['failedShapes'] = [];
-  const perShape: { shape: BenchRequest['problems'][number]; ranked: { spec: Spec; score: number }[]; cap: number; available: Record<string, number>; notes: string[] }[] = [];
-  for (const selection of selectProblemSpecs(options.problems, target, { cap, ...(options.variants ? { variants: options.variants } : {}) })) {
-    const available: Record<string, number> = {};
-    const notes: string[] = [];
-    const selected: { spec: Spec; score: number }[] = [];
-    for (const v of selection.variants) {
-      available[v.variant] = v.valid;
-      if (v.error) notes.push(`${v.variant}: selection failed: ${v.error}`);
-      if (v.valid > v.specs.length) notes.push(`${v.variant}: ${v.specs.length} of ${v.valid} valid candidates kept (spill heuristic, then the shape's cap of ${selection.cap} by predicted time)`);
-      v.specs.forEach((bare, i) => selected.push({ spec: withEpilogue(bare, options.epilogue), score: v.predictedUs[i]! }));
-    }
-    const backfill = selection.backfill.map((b) => ({ spec: withEpilogue(b.spec, options.epilogue), score: b.predictedUs }));
-    perShape.push({ shape: { name: selection.name, cls: selection.cls, problem: selection.problem }, ranked: [...selected, ...backfill], cap: selection.cap, available, notes });
+  const selections = planner.select(options.problems, target, { cap, ...(options.variants ? { variants: options.variants } : {}), ...(options.epilogue ? { epilogue: options.epilogue } : {}) });
+  const perShape = selections.map((selection) => {
     const reasons = selection.variants.flatMap((v) => (v.error ? [`${v.variant}: ${v.error}`] : []));
     if (reasons.length) failedShapes.push({ name: selection.name, reasons });
-  }
+    return { selection, available: Object.fromEntries(selection.variants.map((v) => [v.variant, v.valid])), notes: selectionNotes(selection) };
+  });
 
   // Each shape's cap counts usable kernels: one that fails to compile or is pruned (a spilling
   // binary, a twin) is replaced by the next of the shape's ranking.
+  const helperFamily = planner.helperFamily(options.epilogue);
   const capped = await compileCapped({
     cache,
-    family: convDirectFamily(),
+    family: planner.family,
     targets: [target],
-    lists: perShape.map((p) => ({ target, cap: p.cap, ranked: p.ranked.map(({ spec }) => ({ variant: spec.variant, spec })) })),
-    alongside: [splitReduceFamily(options.epilogue)],
+    lists: selections.map((s) => ({ target, cap: s.cap, ranked: s.ranked.map(({ variant, spec }) => ({ variant, spec })) })),
+    alongside: [helperFamily],
     compiler,
     // The emitter string is the packages' version (0.0.0 in the tree), so a kernel-builder edit
     // leaves it unchanged: without the IR check the bench would time stale cubins of old code.
@@ -128,26 +113,25 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     return entry;
   };
 
-  const shapes: ManifestShape[] = perShape.map(({ shape, ranked, cap: shapeCap, available, notes }, i) => {
+  const shapes: ManifestShape[] = perShape.map(({ selection, available, notes }, i) => {
     const candidates: ManifestCandidate[] = [];
     const backfilled = capped.backfilled[i]!;
-    if (backfilled > 0) notes.push(`${backfilled} candidate(s) after the cap of ${shapeCap} back-filled for kernels that failed to compile or were pruned (${capped.usable[i]} usable)`);
-    for (const { spec, score } of ranked.slice(0, capped.built[i]!.length)) {
-      const entry = lookup(CONV_DIRECT_FAMILY, spec.variant, { ...spec } as JsonValue);
+    if (backfilled > 0) notes.push(`${backfilled} candidate(s) after the cap of ${selection.cap} back-filled for kernels that failed to compile or were pruned (${capped.usable[i]} usable)`);
+    for (const { variant, spec, kernelName, score } of selection.ranked.slice(0, capped.built[i]!.length)) {
+      const entry = lookup(planner.family.name, variant, spec as JsonValue);
       if (typeof entry === 'string') {
-        notes.push(`${convKernelName(spec)}: ${entry}`);
+        notes.push(`${kernelName}: ${entry}`);
         continue;
       }
-      candidates.push({ kernelName: entry.kernelName, variant: spec.variant, spec: { ...spec }, code: exportCode(entry), score });
+      candidates.push({ kernelName: entry.kernelName, variant, spec: { ...(spec as Record<string, unknown>) }, code: exportCode(entry), score });
     }
-    return { name: shape.name, cls: shape.cls, problem: { ...shape.problem }, candidates, available, notes };
+    return { name: selection.name, cls: selection.cls, problem: { ...selection.problem }, candidates, available, notes };
   });
   const helpers: ManifestHelper[] = [];
-  for (const bare of helperSpecs(target)) {
-    const spec = options.epilogue ? { ...bare, epilogue: options.epilogue } : bare;
-    const entry = lookup(splitReduceFamily().name, SPLIT_REDUCE_VARIANT, { ...spec } as unknown as JsonValue);
-    if (typeof entry === 'string') continue; // a split_c shape then reports the missing helper when it runs
-    helpers.push({ kernelName: reduceKernelName(spec), spec: { ...spec }, code: exportCode(entry) });
+  for (const { variant, spec } of helperFamily.candidates(target)) {
+    const entry = lookup(helperFamily.name, variant, spec as JsonValue);
+    if (typeof entry === 'string') continue; // a shape whose plans need it then reports the missing helper when it runs
+    helpers.push({ kernelName: entry.kernelName, spec: { ...(spec as Record<string, unknown>) }, code: exportCode(entry) });
   }
   const manifest = parseBenchManifest({ format: 1, target, cap, toolchain: await compiler.fingerprint(target), shapes, helpers, ...(options.epilogue ? { epilogue: options.epilogue } : {}) });
   writeFileAtomic(join(options.outDir, BENCH_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
@@ -157,4 +141,12 @@ export async function benchPrep(options: BenchPrepOptions): Promise<BenchPrepRes
     else bytes += out.blobStat(d)?.size ?? 0;
   }
   return { manifest, compile, blobs: referenced.size, bytes, failedShapes };
+}
+
+/** A shape's selection notes: variants whose selection failed, and those the cap cut. */
+function selectionNotes(selection: PlannedSelection): string[] {
+  return selection.variants.flatMap((v) => [
+    ...(v.error ? [`${v.variant}: selection failed: ${v.error}`] : []),
+    ...(v.valid > v.selected ? [`${v.variant}: ${v.selected} of ${v.valid} valid candidates kept (spill heuristic, then the shape's cap of ${selection.cap} by predicted time)`] : []),
+  ]);
 }

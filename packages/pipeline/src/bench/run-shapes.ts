@@ -11,6 +11,7 @@ import { benchShape, type ShapeBenchOptions, type ShapeResult } from './bench-sh
 import { matchShape } from './kernels.js';
 import type { BenchManifest } from './manifest.js';
 import type { BenchRequest } from './requests.js';
+import type { OpPlanner } from '../planner.js';
 
 /** Options of {@link gpuBench} and {@link gpuRunConv} beyond the CLI request. */
 export interface GpuBenchOptions {
@@ -50,7 +51,7 @@ function envInt(env: Readonly<Record<string, string | undefined>>, name: string)
 }
 
 /** Runs shapes in this process on one device. */
-export async function benchInProcess(request: BenchRequest, io: CliIo, manifest: BenchManifest, blobs: KernelCache, options: GpuBenchOptions): Promise<ShapeResult[]> {
+export async function benchInProcess(planner: OpPlanner, request: BenchRequest, io: CliIo, manifest: BenchManifest, blobs: KernelCache, options: GpuBenchOptions): Promise<ShapeResult[]> {
   const device = openDevice(options.binding ? { binding: options.binding } : {});
   const log = (line: string) => io.stderr(`${line}\n`);
   try {
@@ -67,7 +68,7 @@ export async function benchInProcess(request: BenchRequest, io: CliIo, manifest:
         const maxCandidates = options.shape?.maxCandidates ?? envInt(io.env, 'ROCKE_BENCH_MAX_CANDIDATES');
         const budgetS = envInt(io.env, 'ROCKE_BENCH_BUDGET_S');
         const exclude = parseExclude(io.env[EXCLUDE]);
-        const { result } = await benchShape(device, { ...shape, name: want.name, cls: want.cls }, manifest.helpers, blobs, {
+        const { result } = await benchShape(planner, device, { ...shape, name: want.name, cls: want.cls }, manifest.helpers, blobs, {
           ...options.shape,
           ...(maxCandidates !== undefined ? { maxCandidates } : {}),
           ...(options.shape?.budgetMs === undefined && budgetS !== undefined ? { budgetMs: budgetS * 1000 } : {}),

@@ -10,6 +10,9 @@ import type { CliIo } from '../io.js';
 import { kernelsDir, PROBLEM } from '../testing/conv-kernels.js';
 import type { BenchRequest } from './requests.js';
 import { gpuTune } from './tune.js';
+import { convPlanner } from '../cli/wiring.js';
+
+const planner = convPlanner();
 
 function io(): CliIo & { err: string[] } {
   const err: string[] = [];
@@ -24,7 +27,7 @@ describe('rocke tune through the fake binding', () => {
   it('records the fastest verified candidate with its runners-up, device and toolchain; a broken kernel never wins', async () => {
     // The first dense candidate drops channels: it fails verification even though it ties on time.
     const broken = kernelsDir(kernelName(problemCandidates(PROBLEM, 'sm_90').valid[0]!));
-    const { lines, failures } = await gpuTune(request(broken.dir), io(), { binding: createFakeBinding({ kernels: broken.kernels, msPerLaunch: 0.01 }), shape: FAST, now });
+    const { lines, failures } = await gpuTune(planner, request(broken.dir), io(), { binding: createFakeBinding({ kernels: broken.kernels, msPerLaunch: 0.01 }), shape: FAST, now });
     expect(failures).toBe(0);
     expect(lines[0]!.status).toBe('recorded');
     const r = new RecordStore(broken.dir).lookup('direct_fwd', 'sm_90', problemJson(PROBLEM))!;
@@ -40,9 +43,9 @@ describe('rocke tune through the fake binding', () => {
 
   it('a second, slower tune keeps the faster record; rocke run then uses it with no timing launches', async () => {
     const { dir, kernels } = kernelsDir();
-    await gpuTune(request(dir), io(), { binding: createFakeBinding({ kernels, msPerLaunch: 0.01 }), shape: FAST, now });
+    await gpuTune(planner, request(dir), io(), { binding: createFakeBinding({ kernels, msPerLaunch: 0.01 }), shape: FAST, now });
     const first = new RecordStore(dir).lookup('direct_fwd', 'sm_90', problemJson(PROBLEM))!;
-    const slow = await gpuTune(request(dir), io(), { binding: createFakeBinding({ kernels, msPerLaunch: 0.05 }), shape: FAST, now });
+    const slow = await gpuTune(planner, request(dir), io(), { binding: createFakeBinding({ kernels, msPerLaunch: 0.05 }), shape: FAST, now });
     expect(slow.lines[0]!.status).toBe('kept-faster');
     expect(new RecordStore(dir).lookup('direct_fwd', 'sm_90', problemJson(PROBLEM))).toEqual(first);
     const binding = createFakeBinding({ kernels });

@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { problemJson } from '../api/kernel-source.js';
 import { RecordStore, recordKey, RECORD_SCHEMA_VERSION, type TuningRecord } from '../cache/records.js';
-import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import type { CliIo } from '../io.js';
 import type { CandidateResult, ShapeResult } from './bench-shape.js';
@@ -10,6 +9,7 @@ import { benchResults, type GpuBenchOptions } from './gpu-bench.js';
 import { loadKernels } from './kernels.js';
 import type { BenchManifest } from './manifest.js';
 import type { BenchRequest } from './requests.js';
+import type { OpPlanner } from '../planner.js';
 
 /** Runners-up a record keeps. */
 export const RUNNERS_UP = 4;
@@ -28,7 +28,7 @@ const launchOf = (c: CandidateResult): Record<string, JsonValue> => (c.splits !=
  * The tuning record of one benchmarked shape, or the reason there is none: only a best candidate
  * that passed verification is recorded.
  */
-export function recordOf(result: ShapeResult, manifest: BenchManifest, date: string): TuningRecord | string {
+export function recordOf(family: string, result: ShapeResult, manifest: BenchManifest, date: string): TuningRecord | string {
   const best = result.best;
   if (result.status !== 'ok' || !best || best.medianMs === undefined) return result.reason ?? 'no candidate ran';
   if (!best.verify?.pass) return 'the fastest candidate was not verified';
@@ -44,8 +44,8 @@ export function recordOf(result: ShapeResult, manifest: BenchManifest, date: str
     .map((c) => ({ kernelName: c.kernelName, launch: launchOf(c), timeMs: c.medianMs! }));
   return {
     schema: RECORD_SCHEMA_VERSION,
-    key: recordKey(CONV_DIRECT_FAMILY, result.device.arch, problem),
-    family: CONV_DIRECT_FAMILY,
+    key: recordKey(family, result.device.arch, problem),
+    family,
     arch: result.device.arch,
     problem,
     choice: { kernelName: best.kernelName, spec: candidate.spec as JsonValue, launch: launchOf(best), code: candidate.code },
@@ -64,11 +64,11 @@ export function recordOf(result: ShapeResult, manifest: BenchManifest, date: str
  * a tuning record into the records beside the kernels (`<cache-dir>/records/`). The store keeps
  * the faster of an existing record and the new one.
  */
-export async function gpuTune(request: BenchRequest, io: CliIo, options: GpuBenchOptions & { now?: () => Date } = {}): Promise<{ lines: TuneLine[]; failures: number }> {
+export async function gpuTune(planner: OpPlanner, request: BenchRequest, io: CliIo, options: GpuBenchOptions & { now?: () => Date } = {}): Promise<{ lines: TuneLine[]; failures: number }> {
   const tuned = { ...request, verify: true, vsCudnn: false };
-  const { results, child } = await benchResults(tuned, io, options);
+  const { results, child } = await benchResults(planner, tuned, io, options);
   if (child) return { lines: [], failures: results.filter((r) => r.status !== 'ok').length };
-  const { manifest } = loadKernels(tuned);
+  const { manifest } = loadKernels(planner, tuned);
   // The per-candidate times, in the bench's format (the ranker's rows are fitted and evaluated on them).
   const outDir = io.env['ROCKE_BENCH_OUT'];
   if (outDir) {
@@ -78,7 +78,7 @@ export async function gpuTune(request: BenchRequest, io: CliIo, options: GpuBenc
   const store = new RecordStore(request.cacheDir);
   const date = (options.now?.() ?? new Date()).toISOString();
   const lines = results.map((result): TuneLine => {
-    const record = recordOf(result, manifest, date);
+    const record = recordOf(planner.family.name, result, manifest, date);
     if (typeof record === 'string') return { name: result.name, status: 'failed', reason: record };
     const { kept, replaced } = store.put(record);
     return { name: result.name, status: replaced ? 'recorded' : 'kept-faster', record: kept };

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { VARIANTS } from '@rocke/conv-direct';
+import { DEFAULT_SHAPE_CAP, VARIANTS } from '@rocke/conv-direct';
 import type { CliDeps } from './deps.js';
 import { UsageError, type CliIo } from '../io.js';
 import { readTextInput } from './files.js';
@@ -7,10 +7,10 @@ import { readSuite } from './problem-input.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 import { compileProgress } from './progress.js';
 import { formatBytes, formatDuration, formatTable } from '../table.js';
-import { benchPrep, DEFAULT_PREP_CAP } from '../bench/prep.js';
+import { benchPrep } from '../bench/prep.js';
 import { parseEpilogueShape } from '../bench/epilogue.js';
 
-export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_PREP_CAP}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
+export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_SHAPE_CAP}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
   For a GPU machine without LLVM: compiles each shape's candidates (dense, with pointwise first for
   unpadded 1x1; split_c on small maps; grouped, and depthwise for groups = C; --variant keeps only
   those variants), ordered and capped
@@ -22,7 +22,7 @@ export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [
   A shape whose selection throws is noted and skipped; the rest is prepared, then exit 1 naming it.`;
 
 /** `rocke bench-prep`: compiles a suite's candidates and writes a bench manifest (`deps` gives compiler and pruner). */
-export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner'>): Promise<number> {
+export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps: Pick<CliDeps, 'compiler' | 'pruner' | 'planner'>): Promise<number> {
   const { values } = parse('bench-prep', () =>
     parseArgs({ args: [...argv], options: { ...COMMON_OPTIONS, suite: { type: 'string' }, out: { type: 'string' }, target: { type: 'string' }, cap: { type: 'string' }, variant: { type: 'string', multiple: true }, jobs: { type: 'string' }, quiet: { type: 'boolean' }, epilogue: { type: 'string' } }, strict: true, allowPositionals: false }),
   );
@@ -40,14 +40,16 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   const epilogue = values.epilogue === undefined ? undefined : parseEpilogueShape(values.epilogue);
   if (typeof epilogue === 'string') throw new UsageError(`--epilogue ${values.epilogue}: ${epilogue}`);
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });
+  const planner = deps.planner();
   const result = await benchPrep({
+    planner,
     problems,
     target,
     outDir: resolve(io.cwd, values.out),
     cache: cacheFrom(values, io),
     compiler: deps.compiler(),
     pruner: deps.pruner(),
-    cap: positiveInt('cap', values.cap, DEFAULT_PREP_CAP),
+    cap: positiveInt('cap', values.cap, planner.defaultCap),
     ...(variants.length ? { variants } : {}),
     ...(epilogue ? { epilogue } : {}),
     ...(values.jobs ? { jobs: positiveInt('jobs', values.jobs, 1) } : {}),

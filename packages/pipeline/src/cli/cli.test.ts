@@ -9,7 +9,7 @@ import { problemJson } from '../api/kernel-source.js';
 import type { CompileAllReport } from '../compile/compile-all.js';
 import { aotCandidates, kernelName, problemCandidates } from '@rocke/conv-direct';
 import { compileAll } from '../compile/compile-all.js';
-import type { RunRequest } from '../bench/requests.js';
+import type { RunRequest } from '../api/run-conv.js';
 import type { PlanReport, PlanRow } from './plan-command.js';
 import { axpyFamily } from '../compile/axpy-family.js';
 import { convDirectFamily } from '@rocke/conv-direct';

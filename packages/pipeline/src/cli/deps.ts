@@ -1,8 +1,10 @@
-import type { BenchRequest, RunRequest } from '../bench/requests.js';
+import type { RunRequest } from '../api/run-conv.js';
+import type { BenchRequest } from '../bench/requests.js';
 import type { TuneLine } from '../bench/tune.js';
 import type { AnyFamily, AnyPruner } from '../compile/family.js';
 import type { KernelCompiler } from '../compile/llvm-toolchain.js';
 import type { JsonValue } from '../hash.js';
+import type { OpPlanner } from '../planner.js';
 import type { CliIo } from '../io.js';
 import type { NpyArray } from '../npy.js';
 
@@ -17,6 +19,8 @@ export interface CliDeps {
   defaultFamilyNames: readonly string[];
   compiler(): KernelCompiler;
   pruner(): AnyPruner | null;
+  /** What bench/ knows of the kernel family it selects and times (bench-prep's selection, the bench's launch plans). */
+  planner(): OpPlanner;
   /** `rocke bench`: times and verifies candidates on a GPU and returns JSON rows (see bench-report). */
   bench?: (request: BenchRequest, io: CliIo) => Promise<{ rows: JsonValue[]; failures: number }>;
   /** `rocke tune`: benchmarks and verifies on a GPU, writes the winners as tuning records beside the kernels. */

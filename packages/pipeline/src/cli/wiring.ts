@@ -1,31 +1,154 @@
-import type { CliDeps } from './deps.js';
-import { elfPrunePruner } from '../compile/elf-prune-pruner.js';
-import { axpyFamily } from '../compile/axpy-family.js';
-import { convDirectFamily } from '@rocke/conv-direct';
+import {
+  benchTrials,
+  chooseReduceHelper,
+  compiledSelection,
+  convDirectFamily,
+  DEFAULT_SHAPE_CAP,
+  kernelName,
+  parseProblem,
+  parseSpec,
+  problemGeometry,
+  selectProblemSpecs,
+  withEpilogue,
+  type NamedProblem,
+  type Problem,
+  type Spec,
+} from '@rocke/conv-direct';
+import type { Epilogue } from '@rocke/ir';
+import { applyEpilogue, compare, convForwardParallel, convSample, gather, type EpilogueValues } from '@rocke/reference';
 import { splitReduceFamily } from '@rocke/split-reduce';
 import { gpuRunConv } from '../api/run-conv.js';
+import { BENCH_EPILOGUE_SCALARS } from '../bench/epilogue.js';
 import { gpuBench } from '../bench/gpu-bench.js';
+import { SAMPLE_POINTS } from '../bench/reference-check.js';
 import { gpuTune } from '../bench/tune.js';
+import { axpyFamily } from '../compile/axpy-family.js';
+import { elfPrunePruner } from '../compile/elf-prune-pruner.js';
 import { LlvmToolchain } from '../compile/llvm-toolchain.js';
+import type { OpPlanner, OpProblem, PlannedSelection, ReferenceCheck } from '../planner.js';
+import type { CliDeps } from './deps.js';
 
 /**
  * The CLI's default seams. This is where the real packages plug in:
  * - `families`: conv-direct (`direct_fwd`: dense, split_c and grouped; its AOT grid serves
  *   `compile-all --grid aot`, a problem set replaces it with `problemSetFamily`) and split-reduce
  *   (`direct_fwd_helper`) are wired and are the default set;
+ * - `planner`: {@link convPlanner}, what bench/ knows of conv-direct (selection, launch plans,
+ *   reference, cuDNN shape);
  * - `bench` / `tune`: bench/ (hip-runtime launches timed with device events, verified with
  *   @rocke/reference, kernels from `--cache-dir`: a bench-prep manifest or a compile cache;
  *   tune writes tuning records beside them); `runConv`: api/ (openConv: record, else ranker).
  * `axpy` is the hand-written smoke family, selectable by name but never part of the default set.
  */
 export function defaultDeps(): CliDeps {
+  const planner = convPlanner();
   return {
     families: () => [convDirectFamily(), splitReduceFamily(), axpyFamily()],
     defaultFamilyNames: ['direct_fwd', 'direct_fwd_helper'],
     compiler: () => new LlvmToolchain(),
     pruner: () => elfPrunePruner(),
-    bench: (request, io) => gpuBench(request, io),
+    planner: () => planner,
+    bench: (request, io) => gpuBench(planner, request, io),
     runConv: (request, io) => gpuRunConv(request, io),
-    tune: (request, io) => gpuTune(request, io),
+    tune: (request, io) => gpuTune(planner, request, io),
   };
+}
+
+/**
+ * A problem the planner handed out: every OpProblem bench/ passes back came from this planner's
+ * `parseProblem` or from the CLI's conv problem readers, so it is a conv-direct Problem.
+ */
+const conv = (p: OpProblem): Problem => p as Problem;
+
+/**
+ * conv-direct as bench/'s planner: `selectProblemSpecs` (each spec with the fused epilogue compiled
+ * in; the candidates past the cap follow as back-fill), `compiledSelection`, `benchTrials` with the
+ * bench's epilogue scalars (split_c: one sequence per split count tried), `chooseReduceHelper`, the
+ * @rocke/reference check and the cuDNN script's suite shape.
+ */
+export function convPlanner(): OpPlanner {
+  return {
+    family: convDirectFamily(),
+    helperFamily: (epilogue) => splitReduceFamily(epilogue),
+    defaultCap: DEFAULT_SHAPE_CAP,
+    parseProblem: (json) => parseProblem(json),
+    tensors(problem) {
+      const g = problemGeometry(conv(problem));
+      return { xBytes: g.xBytes, wBytes: g.wBytes, yBytes: g.yBytes, channels: conv(problem).K, macs: g.flops / 2 };
+    },
+    select: (problems, target, { cap, variants, epilogue }) =>
+      selectProblemSpecs(problems as readonly NamedProblem[], target, { cap, ...(variants ? { variants } : {}) }).map((s) => plannedSelection(s, epilogue)),
+    compiledSelection(problem, target, cap, isCompiled) {
+      const s = compiledSelection(conv(problem), target, cap, (spec) => isCompiled(kernelName(spec)));
+      return { variants: s.variants, picks: s.picks.map((p) => ({ variant: p.spec.variant, spec: p.spec, kernelName: p.kernelName, score: p.predictedUs })) };
+    },
+    trials(spec, problem, helpers, epilogue) {
+      const sp = parseSpec(spec);
+      if (!sp.ok) throw new TypeError(`bad spec in manifest: ${sp.reason}`);
+      const scalars = epilogue ? { ...BENCH_EPILOGUE_SCALARS } : undefined;
+      return { trials: benchTrials(sp.spec, conv(problem), helpers, scalars, epilogue), report: sp.spec.variant === 'grouped' ? { merge: sp.spec.group_merge } : {} };
+    },
+    helperFor: (helpers, problem, epilogue) => chooseReduceHelper(helpers, problem.dtype, epilogue)?.helper,
+    reference: (problem, x, w, seed, fullMaxMacs, epilogue) => convReferenceCheck(conv(problem), x, w, seed, fullMaxMacs, epilogue),
+    baselineShape: (name, cls, problem) => suiteShape(name, cls, conv(problem)),
+  };
+}
+
+function plannedSelection(s: ReturnType<typeof selectProblemSpecs>[number], epilogue: Epilogue | undefined): PlannedSelection {
+  const entry = (bare: Spec, score: number) => {
+    const spec = withEpilogue(bare, epilogue);
+    return { variant: spec.variant, spec, kernelName: kernelName(spec), score };
+  };
+  const selected = s.variants.flatMap((v) => v.specs.map((spec, i) => entry(spec, v.predictedUs[i]!)));
+  return {
+    name: s.name,
+    cls: s.cls,
+    problem: s.problem,
+    cap: s.cap,
+    variants: s.variants.map((v) => ({ variant: v.variant, valid: v.valid, selected: v.specs.length, ...(v.error ? { error: v.error } : {}) })),
+    ranked: [...selected, ...s.backfill.map((b) => entry(b.spec, b.predictedUs))],
+    selected: selected.length,
+  };
+}
+
+/**
+ * The reference for one shape's inputs: the whole output for problems up to `fullMaxMacs`
+ * multiply-adds (multi-threaded), else {@link SAMPLE_POINTS} seeded points. Comparison uses
+ * @rocke/reference's per-dtype tolerance (fp32 accumulation + one rounding); with a fused
+ * `epilogue`, the reference applies it in fp64 and the tolerance takes its `sumRms`.
+ */
+export async function convReferenceCheck(problem: Problem, x: Uint16Array, w: Uint16Array, seed: number, fullMaxMacs: number, epilogue?: EpilogueValues): Promise<ReferenceCheck> {
+  if (problemGeometry(problem).flops / 2 <= fullMaxMacs) {
+    const ref = await convForwardParallel(problem, x, w);
+    if (epilogue) {
+      const e = applyEpilogue(ref.geometry, ref.y32, epilogue);
+      return { mode: 'full', check: (y) => compare(y, e.y, problem.dtype, { ...ref.geometry, sumRms: e.sumRms }) };
+    }
+    return { mode: 'full', check: (y) => compare(y, ref.y, problem.dtype, ref.geometry) };
+  }
+  const s = convSample(problem, x, w, { count: SAMPLE_POINTS, seed });
+  if (epilogue) {
+    const e = applyEpilogue(s.geometry, s.y32, epilogue, s.indices);
+    return { mode: `sampled ${s.indices.length}`, check: (y) => compare(gather(y, s.indices), e.y, problem.dtype, { ...s, sumRms: e.sumRms }) };
+  }
+  return { mode: `sampled ${s.indices.length}`, check: (y) => compare(gather(y, s.indices), s.y, problem.dtype, s) };
+}
+
+/** One shape of a suite file as cudnn_baseline.py and `rocke bench --suite` read it. */
+export type SuiteShape = {
+  name: string;
+  cls: string | null;
+  N: number; C: number; H: number; W: number; K: number; R: number; S: number;
+  stride: number; pad: number; groups: number; dtype: string;
+};
+
+/**
+ * A problem as a suite shape. The suite format has one stride and one pad; a problem with
+ * different H and W strides/pads or a dilation cannot be written (cuDNN's script would time
+ * another conv), which is a reason string instead.
+ */
+export function suiteShape(name: string, cls: string | null, p: Problem): SuiteShape | string {
+  if (p.strideH !== p.strideW || p.padH !== p.padW) return 'the suite format has one stride and one pad (H and W differ)';
+  if (p.dilationH !== 1 || p.dilationW !== 1) return 'the cuDNN baseline script has no dilation';
+  return { name, cls, N: p.N, C: p.C, H: p.H, W: p.W, K: p.K, R: p.R, S: p.S, stride: p.strideH, pad: p.padH, groups: p.groups, dtype: p.dtype };
 }

@@ -8,7 +8,7 @@ import type { Epilogue } from '@rocke/ir';
 import type { FakeKernel } from '@rocke/hip-runtime/testing';
 import { helperSpecs, kernelName as reduceName } from '@rocke/split-reduce';
 import { problemJson } from '../api/kernel-source.js';
-import { fakeConvKernel, fakeReduceKernel } from '../bench/fake-kernels.js';
+import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
 import { BENCH_MANIFEST, parseBenchManifest, type BenchManifest } from '../bench/manifest.js';
 import { KernelCache } from '../cache/cache.js';
 import { recordKey, RECORD_SCHEMA_VERSION, type TuningRecord } from '../cache/records.js';

@@ -10,9 +10,10 @@ import { parseProblem, parseSpec, type Problem } from '@rocke/conv-direct';
 import { openDevice } from '@rocke/hip-runtime';
 import { createFakeBinding, type FakeKernel } from '@rocke/hip-runtime/testing';
 import { KernelCache } from '../cache/cache.js';
-import { benchShape } from './bench-shape.js';
-import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
-import { readBenchManifest, type ManifestShape } from './manifest.js';
+import { benchShape } from '../bench/bench-shape.js';
+import { readBenchManifest, type ManifestShape } from '../bench/manifest.js';
+import { fakeConvKernel, fakeReduceKernel } from '../testing/fake-kernels.js';
+import { convPlanner } from './wiring.js';
 
 const dir = process.argv[2];
 const perVariant = Number(process.argv[3] ?? 2);
@@ -53,7 +54,7 @@ for (const shape of manifest.shapes) {
     return n < perVariant;
   });
   const reduced: ManifestShape = { ...shape, problem: { ...small }, candidates };
-  const { result } = await benchShape(device, reduced, manifest.helpers, blobs, { verify: true, warmup: 0, iters: 1, targetRepMs: 0.001, maxInner: 1, verifySample: 0 });
+  const { result } = await benchShape(convPlanner(), device, reduced, manifest.helpers, blobs, { verify: true, warmup: 0, iters: 1, targetRepMs: 0.001, maxInner: 1, verifySample: 0 });
   const bad = result.candidates.filter((c) => c.error || (c.verify && !c.verify.pass));
   const verified = result.candidates.filter((c) => c.verify?.pass).length;
   if (result.status !== 'ok' || bad.length) failures++;

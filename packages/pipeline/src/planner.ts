@@ -1,0 +1,125 @@
+/**
+ * What bench/ needs to know about a kernel family's problems, and nothing more: the contract a
+ * family's planner fills (cli/wiring.ts plugs conv-direct's in). bench/ handles problems, specs and
+ * launch sequences as this file types them; the family decides what they mean.
+ */
+import type { Epilogue, KernargType } from '@rocke/ir';
+import type { EpilogueValues } from '@rocke/reference';
+import type { AnyFamily } from './compile/family.js';
+import type { TargetName } from './compile/llvm-toolchain.js';
+
+/** Element types the bench's tensors hold (16-bit bits in Uint16Arrays). */
+export type Dtype = 'fp16' | 'bf16';
+
+/** A problem as the pipeline carries it: the family's JSON object; the pipeline reads its dtype only. */
+export interface OpProblem {
+  readonly dtype: Dtype;
+}
+
+/** A problem with the name and class it is reported under (a suite entry). */
+export interface NamedOpProblem {
+  name: string;
+  cls: string | null;
+  problem: OpProblem;
+}
+
+/** A kernel argument value: a number, a bigint, or a view of a bound buffer at a byte offset. */
+export type PlannedKernarg = number | bigint | { readonly buffer: string; readonly offsetBytes: number };
+
+/** One launch of a planned sequence, in stream order. */
+export interface PlannedLaunch {
+  /** `conv`: the candidate's own kernel; `reduce`: the helper kernel that follows it. */
+  readonly role: 'conv' | 'reduce';
+  readonly kernelName: string;
+  readonly grid: readonly [number, number, number];
+  readonly block: readonly [number, number, number];
+  readonly sharedBytes: number;
+  /** The kernel's argument table: the order and types `kernargs` are packed in. */
+  readonly signature: readonly { readonly name: string; readonly type: KernargType }[];
+  readonly kernargs: readonly PlannedKernarg[];
+  /** Launch as a programmatic dependent of the launch ahead of it (the target has grid dependency control). */
+  readonly programmatic: boolean;
+}
+
+/** A candidate's plan for a problem and its launches in stream order. */
+export interface PlannedSequence {
+  readonly plan: {
+    readonly kernelName: string;
+    /** Workspace bytes to bind as buffer `ws` (0: none). */
+    readonly workspaceBytes: number;
+    /** The split count, for a plan that splits its reduction (reported with the timing). */
+    readonly splits?: number;
+    readonly explain: readonly string[];
+  };
+  readonly launches: readonly PlannedLaunch[];
+}
+
+/** A helper kernel of a kernels directory (the family's second-pass kernels). */
+export interface HelperKernel {
+  kernelName: string;
+  spec: unknown;
+}
+
+/** How one shape's outputs are checked against a reference. */
+export interface ReferenceCheck {
+  /** `full` (every output) or `sampled N` (N seeded outputs). */
+  readonly mode: string;
+  check(y: Uint16Array): { pass: boolean; count: number; mismatches: number; maxAbs: number; maxRel: number; worstRatio: number };
+}
+
+/** Bytes and shapes of a problem's tensors (x, w, y; the bias has `channels` elements). */
+export interface ProblemTensors {
+  xBytes: number;
+  wBytes: number;
+  yBytes: number;
+  /** Bias elements of a fused epilogue (the output channels). */
+  channels: number;
+  /** Multiply-adds of the problem (decides a full or sampled reference check). */
+  macs: number;
+}
+
+/** One shape's selection: its variants' counts and its candidates in bench order. */
+export interface PlannedSelection {
+  name: string;
+  cls: string | null;
+  problem: OpProblem;
+  /** Candidates per shape this selection was capped at. */
+  cap: number;
+  /** Per apt variant: valid candidates, and why selecting it failed, if it did. */
+  variants: { variant: string; valid: number; selected: number; error?: string }[];
+  /** Candidates in bench order: the selected ones first, then those the cap left out (back-fill). */
+  ranked: { variant: string; spec: unknown; kernelName: string; score: number }[];
+  /** How many of `ranked` the cap selected. */
+  selected: number;
+}
+
+/**
+ * A kernel family as bench/ uses it: its compile family and helpers, its selection, its launch
+ * planning, its reference and its vendor baseline. Everything about what a problem is lives behind it.
+ */
+export interface OpPlanner {
+  /** The family whose kernels are selected and timed. */
+  readonly family: AnyFamily;
+  /** Its helper kernels' family (compiled whole beside it), with a fused epilogue when given. */
+  helperFamily(epilogue?: Epilogue): AnyFamily;
+  /** Candidates per shape when no cap is given. */
+  readonly defaultCap: number;
+  /** Reads a problem as stored in a manifest or suite: the problem, or a one-line reason. */
+  parseProblem(json: unknown): { ok: true; problem: OpProblem } | { ok: false; reason: string };
+  tensors(problem: OpProblem): ProblemTensors;
+  /** Each shape's candidates on `target` under `cap` (only `variants` when given), with `epilogue` compiled in. */
+  select(problems: readonly NamedOpProblem[], target: TargetName, options: { cap: number; variants?: readonly string[]; epilogue?: Epilogue }): PlannedSelection[];
+  /** The selection among kernels already compiled (`isCompiled` by kernel name), for a manifest built from a cache. */
+  compiledSelection(problem: OpProblem, target: TargetName, cap: number, isCompiled: (kernelName: string) => boolean): { variants: { variant: string; valid: number; compiled: number }[]; picks: PlannedSelection['ranked'] };
+  /**
+   * The launch sequences to time for a candidate (several when a launch parameter is tried, the
+   * fastest kept), and the fields the bench reports beside its time (e.g. `merge`).
+   */
+  trials(spec: unknown, problem: OpProblem, helpers: readonly HelperKernel[], epilogue?: Epilogue): { trials: PlannedSequence[]; report: { merge?: number } };
+  /** The helper kernel a problem's multi-launch plans use, if any fits. */
+  helperFor<H extends HelperKernel>(helpers: readonly H[], problem: OpProblem, epilogue?: Epilogue): H | undefined;
+  /** The reference of one shape's inputs: full up to `fullMaxMacs`, else sampled with `seed`. */
+  reference(problem: OpProblem, x: Uint16Array, w: Uint16Array, seed: number, fullMaxMacs: number, epilogue?: EpilogueValues): Promise<ReferenceCheck>;
+  /** The problem as the vendor baseline script reads it, or why it cannot be written. */
+  baselineShape(name: string, cls: string | null, problem: OpProblem): Record<string, unknown> | string;
+}
