@@ -2,7 +2,7 @@ import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
-import { DEPTHWISE_BLOCKS, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
+import { DEPTHWISE_BLOCKS, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -79,7 +79,7 @@ describe('depthwise problems and specs', () => {
 });
 
 describe('depthwise candidates and plans', () => {
-  it('offers valid, non-spilling candidates of whole waves for every target, multiplier and filter', () => {
+  it('offers valid, non-spilling candidates for every target, multiplier and filter', () => {
     for (const target of ['gfx950', 'gfx942', 'sm_90'] as const)
       for (const [m, R] of [[1, 3], [2, 5], [4, 7]] as const) {
         const p = dw({ K: 96 * m, R, S: R, padH: (R - 1) / 2, padW: (R - 1) / 2 });
@@ -89,7 +89,7 @@ describe('depthwise candidates and plans', () => {
           expect(s.variant).toBe('depthwise');
           expect(s.ck).toBe(8 / m);
           expect(spillReason(s)).toBeNull();
-          expect(depthwiseGeometry(s).threads % TARGETS[target].waveSize).toBe(0);
+          expect(depthwiseGeometry(s).threads).toBeLessThanOrEqual(TARGETS[target].maxThreadsPerBlock);
           expect(residency(s).perUnit).toBeGreaterThanOrEqual(2);
         }
       }
@@ -124,13 +124,38 @@ describe('depthwise candidates and plans', () => {
     const cap = { R: 7, S: 7, stride_h: 1, stride_w: 1, pad_h: 3, pad_w: 3, dilation_h: 1, dilation_w: 1 };
     const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } });
     expect(specs.length).toBeGreaterThan(0);
-    expect(specs.length).toBeLessThanOrEqual(2 * DEPTHWISE_BLOCKS.length);
+    expect(specs.length).toBeLessThanOrEqual(2 * depthwiseBlocks(14).length);
     expect(new Set(specs.map((s) => s.ck))).toEqual(new Set([8]));
     expect(depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } })).toEqual(specs);
     for (const s of specs) expect(depthwiseGeometry(s).threads).toBeLessThanOrEqual(256);
     // The shape-independent grid offers every multiplier.
     const aot = depthwiseGrid('gfx950', { dtype: 'bf16', capability: { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 } });
     expect(new Set(aot.map((s) => s.ck))).toEqual(new Set([8, 4, 2]));
+  });
+
+  it('adds whole-row blocks where the fixed blocks do not divide the row', () => {
+    expect(depthwiseBlocks(56)).toEqual(DEPTHWISE_BLOCKS);
+    expect(depthwiseBlocks(28)).toEqual(DEPTHWISE_BLOCKS);
+    expect(depthwiseBlocks(null)).toEqual(DEPTHWISE_BLOCKS);
+    // 7 wide: one 7-column block per row; 14 wide: two; 10 wide: two of 5.
+    expect(depthwiseBlocks(7).slice(DEPTHWISE_BLOCKS.length)).toEqual([[1, 7], [2, 7]]);
+    expect(depthwiseBlocks(14).slice(DEPTHWISE_BLOCKS.length)).toEqual([[1, 7], [2, 7]]);
+    expect(depthwiseBlocks(10).slice(DEPTHWISE_BLOCKS.length)).toEqual([[1, 5], [2, 5]]);
+  });
+
+  it('on a small map with many channels, puts first a tile over the whole map with channels as the parallel axis', () => {
+    // 7x7 map, C 960, 5x5: tiles of 4 columns compute 8 per row or stage the row's halo twice.
+    const cap = { R: 5, S: 5, stride_h: 1, stride_w: 1, pad_h: 2, pad_w: 2, dilation_h: 1, dilation_w: 1 };
+    for (const target of ['sm_90', 'gfx950'] as const) {
+      const specs = depthwiseGrid(target, { dtype: 'bf16', capability: cap, wo: 7, ho: 7, channels: { C: 960, K: 960 } });
+      const cost = (s: (typeof specs)[number]) => depthwiseIssueCost(s, 7, 7, 960);
+      const cheapest = specs.reduce((a, s) => (cost(s) < cost(a) ? s : a));
+      expect(cheapest.tile_w).toBe(7);
+      expect(cheapest.tile_h).toBeGreaterThanOrEqual(7);
+      expect(cheapest.waves_m).toBe(7);
+      // A partial last wave is allowed and costed as a whole one.
+      expect(specs.some((s) => depthwiseGeometry(s).threads % TARGETS[target].waveSize !== 0)).toBe(true);
+    }
   });
 
   it('plans a launch: grid over images, spatial tiles and channel tiles; block and LDS from the spec', () => {

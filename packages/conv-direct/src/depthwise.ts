@@ -85,6 +85,26 @@ export const DEPTHWISE_BLOCKS: readonly (readonly [rows: number, cols: number])[
   [2, 4],
 ];
 
+/** Most output columns of a whole-row block (its window row and accumulators stay in registers). */
+export const DEPTHWISE_MAX_ROW_COLUMNS = 8;
+
+/**
+ * The blocks offered on a map `wo` columns wide: {@link DEPTHWISE_BLOCKS}, plus row blocks of 1 and 2
+ * rows whose columns split the output row into equal parts of at most
+ * {@link DEPTHWISE_MAX_ROW_COLUMNS} when the widest fixed block does not divide the row. On a small
+ * odd map (7 wide) the fixed blocks either pad every row (a 4-column block computes 8) or stage the
+ * row's halo twice (two tiles of 4); a row block computes exactly the row, and with the tile then
+ * spanning whole rows, the channels are the workgroup's parallel axis.
+ */
+export function depthwiseBlocks(wo: number | null): (readonly [rows: number, cols: number])[] {
+  const blocks = [...DEPTHWISE_BLOCKS];
+  if (wo === null) return blocks;
+  const widest = Math.max(...DEPTHWISE_BLOCKS.map(([, c]) => c));
+  const cols = Math.ceil(wo / Math.ceil(wo / DEPTHWISE_MAX_ROW_COLUMNS));
+  if (wo % widest !== 0 && wo % cols === 0 && !DEPTHWISE_BLOCKS.some(([, c]) => c === cols)) blocks.push([1, cols], [2, cols]);
+  return blocks;
+}
+
 /** Output extent the grid assumes when the problem's is unknown (the shape-independent grid): large enough not to bound a tile. */
 const UNBOUNDED_EXTENT = 64;
 
@@ -108,7 +128,7 @@ export const DEPTHWISE_FMAS_PER_STAGED_BYTE = 4;
  * The cost of a spec on an Ho x Wo map of K output channels (per output channel when K is
  * unknown), in FP32 issue slots, from the kernel's structure: per thread, 2 FMAs per tap of every
  * output of its block (whole tiles: spatial and channel padding included), an LDS read and
- * conversions per window pixel and per tap's weights; per workgroup, its staged halo bytes
+ * conversions per window pixel and per tap's weights, over whole waves; per workgroup, its staged halo bytes
  * weighted by {@link DEPTHWISE_FMAS_PER_STAGED_BYTE}. Orders the tile layouts of one output block.
  */
 export function depthwiseIssueCost(s: Spec, ho: number, wo: number, k: number | null): number {
@@ -116,7 +136,9 @@ export function depthwiseIssueCost(s: Spec, ho: number, wo: number, k: number | 
   const taps = s.R * s.S;
   const perThread = DEPTHWISE_PAIR * g.rowsPerThread * g.columnsPerThread * taps + g.rowsRead * g.columnsRead * (1 + g.pairInChannels) + taps * (1 + DEPTHWISE_PAIR);
   const staged = g.ldsInH * g.ldsInW * g.inChannels * ELEMENT_BYTES;
-  const perTile = g.threads * perThread + staged * DEPTHWISE_FMAS_PER_STAGED_BYTE;
+  // A partial last wave issues as a whole one.
+  const lanes = Math.ceil(g.threads / g.waveSize) * g.waveSize;
+  const perTile = lanes * perThread + staged * DEPTHWISE_FMAS_PER_STAGED_BYTE;
   const spatial = Math.ceil(ho / s.tile_h) * Math.ceil(wo / s.tile_w);
   return spatial * perTile * (k === null ? 1 / s.tile_k : Math.ceil(k / s.tile_k));
 }
@@ -135,13 +157,15 @@ export interface DepthwiseGridOptions {
 
 /**
  * The depthwise grid for one problem (or capability): per multiplier and output block
- * ({@link DEPTHWISE_BLOCKS}), two tiles (channel tile x thread layout over the spatial tile): the
+ * ({@link depthwiseBlocks} of the map's width), two tiles (channel tile x thread layout over the spatial tile): the
  * one of least {@link depthwiseIssueCost} on the map among workgroups of
  * {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
- * {@link DEPTHWISE_SMALL_THREADS} (more, smaller workgroups for small grids). Workgroups are whole
- * waves, their staged tile leaves room for two per CU / SM, their live registers stay within
- * {@link depthwiseRegisterBudget}; the LDS pad is the one that avoids bank conflicts on the reads.
- * At most 2 x 3 specs per multiplier: the timing decides among them.
+ * {@link DEPTHWISE_SMALL_THREADS} (more, smaller workgroups for small grids). A tile spans at most
+ * the whole map (its last block row or column may overhang it; the cost pays for the overhang);
+ * a workgroup's last wave may be partial (the cost counts it whole); its staged tile leaves room
+ * for two per CU / SM, its live registers stay within {@link depthwiseRegisterBudget}; the LDS pad
+ * is the one that avoids bank conflicts on the reads. At most 2 specs per block and multiplier:
+ * the timing decides among them.
  */
 export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec[] {
   const cap = o.capability;
@@ -152,7 +176,7 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
   const specs: Spec[] = [];
   const seen = new Set<string>();
   for (const m of multipliers)
-    for (const [rows, cols] of DEPTHWISE_BLOCKS) {
+    for (const [rows, cols] of depthwiseBlocks(o.wo ?? null)) {
       const tiles = depthwiseTiles(target, o.dtype, cap, { m, rows, cols, ho, wo });
       const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null);
       const best = (pool: Spec[]) => pool.reduce<Spec | undefined>((acc, s) => (acc === undefined || cost(s) < cost(acc) ? s : acc), undefined);
@@ -172,11 +196,12 @@ function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOpti
   const t = TARGETS[target];
   const out: Spec[] = [];
   for (const tile_k of depthwiseTileKs(b.m))
-    for (let th = 1; th * b.rows <= Math.max(b.ho, b.rows) && th <= 32; th++)
-      for (let tw = 1; tw * b.cols <= Math.max(b.wo, b.cols) && tw <= 32; tw++) {
+    // Up to one tile over the whole map: its last block row (column) may overhang the map.
+    for (let th = 1; th <= Math.ceil(b.ho / b.rows) && th <= 32; th++)
+      for (let tw = 1; tw <= Math.ceil(b.wo / b.cols) && tw <= 32; tw++) {
         const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * b.rows, tile_w: tw * b.cols, tile_k, ck: DEPTHWISE_VECTOR / b.m, waves_m: b.cols, waves_n: b.rows };
         const threads = (tile_k / DEPTHWISE_PAIR) * th * tw;
-        if (threads < DEPTHWISE_THREADS.min || threads > DEPTHWISE_THREADS.max || threads % t.waveSize !== 0) continue;
+        if (threads < DEPTHWISE_THREADS.min || threads > DEPTHWISE_THREADS.max) continue;
         const lds_pad = depthwiseLdsPad(fields);
         const g = depthwiseGeometry({ ...fields, lds_pad });
         if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;

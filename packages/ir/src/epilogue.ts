@@ -91,6 +91,11 @@ export interface EpiloguePosition {
    * (a lane's channels repeat over its pixels): saves a load per run and the registers it holds.
    */
   readonly bias?: readonly Value[];
+  /**
+   * The run's residual as loaded by {@link StoreEpilogue.loadResidual}, where a kernel reads it
+   * ahead of its main loop (the read's latency then hides behind the loop, not behind the store).
+   */
+  readonly residual?: readonly Value[];
 }
 
 /** One fused store: an fp32 run, where it sits, and how the kernel stores the finished (still fp32) run. */
@@ -119,6 +124,8 @@ export interface StoreEpilogue {
   storeAll(b: Builder, stores: readonly (() => EpilogueStore)[]): void;
   /** The fp32 bias of `n` consecutive channels from `channel`, for {@link EpiloguePosition.bias}; undefined without a bias. */
   loadBias(b: Builder, channel: Value, n: number): Value[] | undefined;
+  /** The residual run of `n` elements from element `element`, as loaded, for {@link EpiloguePosition.residual}; undefined without a residual. */
+  loadResidual(b: Builder, element: Value, n: number): Value[] | undefined;
 }
 
 /**
@@ -141,7 +148,7 @@ const MAX_LOAD_BYTES = 16;
  */
 export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' | 'bf16'): StoreEpilogue {
   const outType = dtype === 'bf16' ? bfloat : half;
-  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc, storeAll: (bb, stores) => stores.forEach((make) => { const s = make(); s.store(bb, s.acc); }), loadBias: () => undefined };
+  if (isBareEpilogue(e)) return { epilogue: e, apply: (_b, acc) => acc, storeAll: (bb, stores) => stores.forEach((make) => { const s = make(); s.store(bb, s.acc); }), loadBias: () => undefined, loadResidual: () => undefined };
   const bias = e.bias === 'none' ? undefined : { buf: t.globalBuffer(b, b.arg('bias'), b.arg('bias_bytes')), type: e.bias === 'fp32' ? f32 : outType };
   const residual = e.residual ? t.globalBuffer(b, b.arg('residual'), b.arg('residual_bytes')) : undefined;
   const alpha = b.arg('alpha');
@@ -167,19 +174,20 @@ export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' |
   return {
     epilogue: e,
     loadBias,
+    loadResidual,
     apply(bb, acc, at) {
       const values = valuesOf(bb, acc);
-      return finish(bb, values, at.bias ? [...at.bias] : loadBias(bb, at.channel, values.length), loadResidual(bb, at.element, values.length));
+      return finish(bb, values, at.bias ? [...at.bias] : loadBias(bb, at.channel, values.length), at.residual ? [...at.residual] : loadResidual(bb, at.element, values.length));
     },
     storeAll(bb, stores) {
       const registers = (s: EpilogueStore) =>
-        (residual ? runRegisters(outType, runOf(s.acc)) : 0) + (bias && !s.at.bias ? runRegisters(bias.type, runOf(s.acc)) : 0);
+        (residual && !s.at.residual ? runRegisters(outType, runOf(s.acc)) : 0) + (bias && !s.at.bias ? runRegisters(bias.type, runOf(s.acc)) : 0);
       let batch: EpilogueStore[] = [];
       let held = 0;
       const flush = () => {
         const read = batch.map((s) => ({
           bias: s.at.bias ? [...s.at.bias] : loadBias(bb, s.at.channel, runOf(s.acc)),
-          residual: loadResidual(bb, s.at.element, runOf(s.acc)),
+          residual: s.at.residual ? [...s.at.residual] : loadResidual(bb, s.at.element, runOf(s.acc)),
         }));
         batch.forEach((s, i) => s.store(bb, finish(bb, valuesOf(bb, s.acc), read[i]!.bias, read[i]!.residual)));
         batch = [];

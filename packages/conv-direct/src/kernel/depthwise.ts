@@ -61,17 +61,38 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
   const cBase = g.multiplier === 1 ? kBase : b.udiv(kBase, g.multiplier, 'c.base');
   const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
 
+  const epilogue = openStoreEpilogue(t, b, spec);
+  // Fused: the thread's output pixels and the epilogue's reads first, so that the reads' latency
+  // hides behind the staging and the tap loop instead of sitting before the stores.
+  const early = epilogue ? prefetchEpilogue(b, t, args, g, epilogue, { tid, kBase, origin }) : undefined;
+
   stageInput(b, args, t, g, tid, origin, cBase, ldsAt);
   stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
   t.barrier(b);
 
-  // Thread -> (channel pair, column group, row group), the pair fastest: a pixel's pairs are adjacent lanes.
+  const threads = early?.threads ?? threadMap(b, g, tid);
+  const acc = emitTaps(b, spec, g, threads.pair, threads.group, threads.rowGroup, ldsAt);
+  if (early && epilogue) {
+    emitStores(b, args, t, spec, acc, early.yBuf, early.out, { epilogue, reads: early.reads });
+  } else {
+    const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
+    emitStores(b, args, t, spec, acc, yBuf, outputPixels(b, args, g, { kBase, ...threads, origin }), undefined);
+  }
+}
+
+/** A thread's place: its channel pair, column group and row group, the pair fastest (a pixel's pairs are adjacent lanes). */
+interface ThreadMap {
+  readonly pair: Value;
+  readonly group: Value;
+  readonly rowGroup: Value;
+}
+
+function threadMap(b: Builder, g: DepthwiseGeometry, tid: Value): ThreadMap {
   const pair = b.urem(tid, g.pairs, 'o.pair');
   const rest = b.udiv(tid, g.pairs);
   const group = b.urem(rest, g.columnGroups, 'o.group');
   const rowGroup = b.udiv(rest, g.columnGroups, 'o.rows');
-  const acc = emitTaps(b, spec, g, pair, group, rowGroup, ldsAt);
-  emitStores(b, args, t, spec, g, acc, { kBase, pair, group, rowGroup, origin });
+  return { pair, group, rowGroup };
 }
 
 interface Origin {
@@ -201,11 +222,62 @@ function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, pair: Value, gro
   return acc;
 }
 
-/** Where one accumulator of the block lands: its output pixel's element, and whether the pixel is inside y. */
+/** Where one output pixel of the block lands: its element of y (at the pair's first channel) and whether the pixel is inside y. */
 interface OutputPixel {
-  readonly acc: Value;
   readonly ok: Value;
   readonly elem: Value;
+}
+
+/** The thread's output channel pair (its first channel `k`) and its block's pixels, row-major. */
+interface ThreadOutputs {
+  readonly k: Value;
+  readonly pixels: readonly OutputPixel[];
+}
+
+function outputPixels(b: Builder, args: KernelArgs, g: DepthwiseGeometry, o: ThreadMap & { kBase: Value; origin: Origin }): ThreadOutputs {
+  const k = b.add(o.kBase, b.mul(o.pair, P), 'y.k');
+  const oh0 = b.add(o.origin.oh0, b.mul(o.rowGroup, g.rowsPerThread), 'y.oh0');
+  const ow0 = b.add(o.origin.ow0, b.mul(o.group, g.columnsPerThread), 'y.ow0');
+  const imageElem = b.add(b.mul(o.origin.image, args.y_stride_n), k, 'y.image');
+  const pixels = Array.from({ length: g.rowsPerThread * g.columnsPerThread }, (_, i) => {
+    const oh = b.add(oh0, Math.floor(i / g.columnsPerThread));
+    const ow = b.add(ow0, i % g.columnsPerThread);
+    return {
+      ok: b.and(b.icmp('ult', oh, args.Ho), b.icmp('ult', ow, args.Wo)),
+      elem: b.add(imageElem, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))),
+    };
+  });
+  return { k, pixels };
+}
+
+/** The epilogue's reads for the whole-pair stores, made ahead of the staging: the pair's bias, each pixel's residual pair and store offset. */
+interface EarlyReads {
+  readonly bias: Value[] | undefined;
+  readonly residual: (Value[] | undefined)[];
+  /** Byte offset of each pixel's pair in y when K is even (the sentinel where the pixel or the pair is outside y). */
+  readonly offsets: Value[];
+}
+
+/** The thread map, y's buffer, the output pixels and the epilogue's reads, ahead of the staging. */
+function prefetchEpilogue(
+  b: Builder,
+  t: Target,
+  args: KernelArgs,
+  g: DepthwiseGeometry,
+  epilogue: StoreEpilogue,
+  o: { tid: Value; kBase: Value; origin: Origin },
+): { threads: ThreadMap; yBuf: GlobalBuffer; out: ThreadOutputs; reads: EarlyReads } {
+  const threads = threadMap(b, g, o.tid);
+  const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
+  const out = outputPixels(b, args, g, { ...threads, kBase: o.kBase, origin: o.origin });
+  const bias = epilogue.loadBias(b, out.k, P);
+  // Only whole pairs read early (the per-element tail reads its own); any other pixel reads at the
+  // sentinel, past every buffer, so no early read is misaligned or out of range. The offsets are
+  // kept for the stores, one register per pixel instead of its element and its bounds check.
+  const whole = b.and(b.icmp('eq', b.and(args.K, P - 1), 0), b.icmp('ult', out.k, args.K), 'early.pairs');
+  const offsets = out.pixels.map((px) => b.select(b.and(whole, px.ok), b.mul(px.elem, E), SENTINEL_OFFSET));
+  const residual = offsets.map((off) => epilogue.loadResidual(b, b.udiv(off, E), P));
+  return { threads, yBuf, out, reads: { bias, residual, offsets } };
 }
 
 /** One 4-byte NHWK store per output pixel (K even), else 2-byte stores each checked against K. */
@@ -214,50 +286,36 @@ function emitStores(
   args: KernelArgs,
   t: Target,
   spec: Spec,
-  g: DepthwiseGeometry,
   acc: readonly Value[],
-  o: { kBase: Value; pair: Value; group: Value; rowGroup: Value; origin: Origin },
+  yBuf: GlobalBuffer,
+  out: ThreadOutputs,
+  fused: { epilogue: StoreEpilogue; reads: EarlyReads } | undefined,
 ): void {
   const K = args.K;
   const elem = spec.dtype === 'bf16' ? bfloat : half;
-  const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
-  const k = b.add(o.kBase, b.mul(o.pair, P), 'y.k');
-  const oh0 = b.add(o.origin.oh0, b.mul(o.rowGroup, g.rowsPerThread), 'y.oh0');
-  const ow0 = b.add(o.origin.ow0, b.mul(o.group, g.columnsPerThread), 'y.ow0');
-  const imageElem = b.add(b.mul(o.origin.image, args.y_stride_n), k, 'y.image');
-  const pixels: OutputPixel[] = acc.map((a, i) => {
-    const oh = b.add(oh0, Math.floor(i / g.columnsPerThread));
-    const ow = b.add(ow0, i % g.columnsPerThread);
-    return {
-      acc: a,
-      ok: b.and(b.icmp('ult', oh, args.Ho), b.icmp('ult', ow, args.Wo)),
-      elem: b.add(imageElem, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))),
-    };
-  });
-  const epilogue = openStoreEpilogue(t, b, spec);
+  const k = out.k;
   const whole = b.icmp('eq', b.and(K, P - 1), 0, 'k.whole.pairs');
   b.ifThenElse(
     whole,
     () => {
       // K even and k even: the pair is wholly inside K or wholly outside.
       const inK = b.icmp('ult', k, K);
-      const bias = epilogue?.loadBias(b, k, P);
-      if (epilogue) {
-        // Every residual read of a batch ahead of its stores (StoreEpilogue.storeAll).
-        epilogue.storeAll(b, pixels.map((px) => () => {
-          const off = b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET);
-          const store = (bb: Builder, v: Value) => t.globalStore(bb, yBuf, off, bb.bitcast(bb.fptrunc(v, vec(P, elem)), vec(P, i16)), { align: P * E });
-          return { acc: px.acc, at: { channel: k, element: px.elem, ...(bias ? { bias } : {}) }, store };
+      const offsetOf = (px: OutputPixel) => b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET);
+      const storePair = (bb: Builder, off: Value, v: Value) => t.globalStore(bb, yBuf, off, bb.bitcast(bb.fptrunc(v, vec(P, elem)), vec(P, i16)), { align: P * E });
+      if (fused) {
+        const { bias, residual, offsets } = fused.reads;
+        fused.epilogue.storeAll(b, out.pixels.map((px, i) => () => {
+          const off = offsets[i]!;
+          const at = { channel: k, element: px.elem, ...(bias ? { bias } : {}), ...(residual[i] ? { residual: residual[i] } : {}) };
+          return { acc: acc[i]!, at, store: (bb: Builder, v: Value) => storePair(bb, off, v) };
         }));
         return [];
       }
-      for (const px of pixels) {
-        t.globalStore(b, yBuf, b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET), b.bitcast(b.fptrunc(px.acc, vec(P, elem)), vec(P, i16)), { align: P * E });
-      }
+      out.pixels.forEach((px, i) => storePair(b, offsetOf(px), acc[i]!));
       return [];
     },
     () => {
-      for (const px of pixels) emitElementStores(b, t, yBuf, epilogue, px, { k, K, elem });
+      out.pixels.forEach((px, i) => emitElementStores(b, t, yBuf, fused?.epilogue, { acc: acc[i]!, ...px }, { k, K, elem }));
       return [];
     },
     'y.store',
@@ -265,7 +323,7 @@ function emitStores(
 }
 
 /** The tail stores of one pixel: each channel of the pair on its own, checked against K (no bias or residual read straddles the end of K). */
-function emitElementStores(b: Builder, t: Target, yBuf: GlobalBuffer, epilogue: StoreEpilogue | undefined, px: OutputPixel, o: { k: Value; K: Value; elem: Type }): void {
+function emitElementStores(b: Builder, t: Target, yBuf: GlobalBuffer, epilogue: StoreEpilogue | undefined, px: OutputPixel & { acc: Value }, o: { k: Value; K: Value; elem: Type }): void {
   for (let i = 0; i < P; i++) {
     const channel = b.add(o.k, i);
     const at = b.add(px.elem, i);
