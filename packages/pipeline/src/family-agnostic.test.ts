@@ -19,18 +19,20 @@ function lintFixture(files: Record<string, string>): { status: number | null; ou
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
-describe('tools/lint.mjs: pipeline folders that know no kernel family', () => {
-  it('fails on a conv-direct import in bench/ or compile/, not in their tests or in cli/', () => {
+describe('tools/lint.mjs: pipeline folders that know no kernel family (compile/, cache/, bench/, api/)', () => {
+  it('fails on a conv-direct import in bench/, api/ or compile/, not in their tests or benchmarks or in cli/', () => {
     const conv = "import { kernelName } from '@rocke/conv-direct';\nexport const f = kernelName;\n";
     const r = lintFixture({
       'src/bench/uses-conv.ts': conv,
       'src/compile/uses-conv.ts': conv,
+      'src/api/uses-conv.ts': conv,
       'src/bench/uses-conv.test.ts': conv,
+      'src/api/uses-conv.bench.ts': conv,
       'src/cli/wiring.ts': conv,
       'src/bench/generic.ts': "import type { Family } from '@rocke/ir';\nexport type F = Family<unknown>;\n",
     });
     expect(r.status).toBe(1);
     const flagged = r.out.split('\n').filter((l) => l.includes('a family-agnostic module may not import @rocke/conv-direct'));
-    expect(flagged.map((l) => l.split(':')[0]!.replace(/^.*\/pipeline\//, ''))).toEqual(['src/bench/uses-conv.ts', 'src/compile/uses-conv.ts']);
+    expect(flagged.map((l) => l.split(':')[0]!.replace(/^.*\/pipeline\//, ''))).toEqual(['src/api/uses-conv.ts', 'src/bench/uses-conv.ts', 'src/compile/uses-conv.ts']);
   });
 });

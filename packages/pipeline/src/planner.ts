@@ -76,6 +76,8 @@ export interface ProblemTensors {
   channels: number;
   /** Multiply-adds of the problem (decides a full or sampled reference check). */
   macs: number;
+  /** y's dimensions, outermost first (an .npy of the output). */
+  yShape: number[];
 }
 
 /** One shape's selection: its variants' counts and its candidates in bench order. */
@@ -122,4 +124,68 @@ export interface OpPlanner {
   reference(problem: OpProblem, x: Uint16Array, w: Uint16Array, seed: number, fullMaxMacs: number, epilogue?: EpilogueValues): Promise<ReferenceCheck>;
   /** The problem as the vendor baseline script reads it, or why it cannot be written. */
   baselineShape(name: string, cls: string | null, problem: OpProblem): Record<string, unknown> | string;
+}
+
+/** A fused epilogue to run: its compiled-in shape and the scalars it launches with (alpha, beta default 1). */
+export interface OpEpilogue extends Epilogue {
+  alpha?: number;
+  beta?: number;
+  slope?: number;
+  lo?: number;
+  hi?: number;
+}
+
+/** A kernel chosen without timing, and why. */
+export interface OpChoice {
+  readonly kernelName: string;
+  /** The launch parameter the plan splits its reduction by, when it does. */
+  readonly splits?: number;
+  readonly chosenBy: 'record' | 'ranker';
+  /** One line per decision. */
+  readonly explain: readonly string[];
+}
+
+/** A compiled kernel a runtime can load (a kernel source's). */
+export interface LoadableKernel {
+  kernelName: string;
+  spec: unknown;
+}
+
+/** What {@link OpRuntime.open} returns: the choice, its launches, and the kernels and argument tables each role loads. */
+export interface OpenedPlan<C extends OpChoice, K extends LoadableKernel, L extends PlannedSequence['plan']> {
+  choice: C;
+  sequence: { plan: L; launches: PlannedSequence['launches'] };
+  conv: { kernel: K; signature: PlannedLaunch['signature'] };
+  reduce?: { kernel: K; signature: PlannedLaunch['signature'] };
+}
+
+/** A tuning record's choice as a runtime reads it. */
+export interface RecordedChoice {
+  spec: unknown;
+  launch: Record<string, unknown>;
+  timeMs: number;
+  device: string;
+  date: string;
+}
+
+/**
+ * A kernel family as api/ runs it: which targets it has kernels for, its problems' tensor sizes,
+ * and how it chooses and plans a kernel among compiled ones, with no timing. `O` is the family's
+ * own options (e.g. a ranker model).
+ */
+export interface OpRuntime<P extends OpProblem, C extends OpChoice, O, L extends PlannedSequence['plan'] = PlannedSequence['plan']> {
+  /** Names the family in messages. */
+  readonly name: string;
+  /** Cache family names of its kernels and of its helper kernels. */
+  readonly families: { kernels: string; helpers: string };
+  hasTarget(arch: string): boolean;
+  tensors(problem: P): ProblemTensors;
+  /** Whether a stored spec is one of its kernels' (a catalog keeps only those). */
+  isSpec(spec: unknown): boolean;
+  /** A short label of a problem (a catalog plan without a name). */
+  label(problem: P): string;
+  /** Chooses among `available` kernels (the record first when it still serves), or the reason none fits. */
+  choose(problem: P, target: string, options: { available: (kernelName: string) => boolean; record?: RecordedChoice }): C | { reason: string };
+  /** Chooses and plans the launches over a source's kernels and helpers; throws with a one-line reason. */
+  open<K extends LoadableKernel>(problem: P, arch: string, source: { kernels: ReadonlyMap<string, K>; helpers: readonly K[]; root: string; record?: RecordedChoice }, options: Partial<O> & { epilogue?: OpEpilogue }): OpenedPlan<C, K, L>;
 }

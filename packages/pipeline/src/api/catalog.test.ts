@@ -10,8 +10,9 @@ import { helperSpecs } from '@rocke/split-reduce';
 import { RecordStore } from '../cache/records.js';
 import { kernelsDir, PROBLEM, recordFor } from '../testing/conv-kernels.js';
 import { buildCatalog } from './catalog.js';
+import { convRuntime } from '../cli/wiring.js';
 import { readCatalog } from './kernel-source.js';
-import { openConv } from './open-conv.js';
+import { openConv } from '../cli/wiring.js';
 
 describe('AOT catalog', () => {
   it('holds the kept code objects, helpers, records and plans; openConv runs from it alone', () => {
@@ -19,7 +20,7 @@ describe('AOT catalog', () => {
     new RecordStore(dir).put(recordFor(dense[1]));
     const out = join(mkdtempSync(join(tmpdir(), 'rocke-catalog-')), 'catalog');
     const other = { ...PROBLEM, N: 1, H: 5, W: 5 };
-    const report = buildCatalog(dir, 'sm_90', out, [{ name: 'small', problem: PROBLEM }, { name: 'other', problem: other }]);
+    const report = buildCatalog(convRuntime(), dir, 'sm_90', out, [{ name: 'small', problem: PROBLEM }, { name: 'other', problem: other }]);
     expect([report.kernels, report.helpers, report.unplanned]).toEqual([3, helperSpecs('sm_90').length, []]);
     expect(report.plans.map((p) => [p.name, p.chosenBy])).toEqual([['small', 'record'], ['other', 'ranker']]);
     expect(report.plans[0]!.kernelName).toBe(kernelName(dense[1]));
@@ -50,7 +51,7 @@ describe('AOT catalog', () => {
     const { dir } = kernelsDir();
     const out = mkdtempSync(join(tmpdir(), 'rocke-catalog-'));
     writeFileSync(join(out, 'x'), '');
-    expect(() => buildCatalog(dir, 'sm_90', out)).toThrow(/not empty/);
+    expect(() => buildCatalog(convRuntime(), dir, 'sm_90', out)).toThrow(/not empty/);
     const bad = mkdtempSync(join(tmpdir(), 'rocke-catalog-'));
     writeFileSync(join(bad, 'catalog.json'), '{"format":2}');
     expect(() => readCatalog(bad)).toThrow(/bad catalog .*catalog\.json/);

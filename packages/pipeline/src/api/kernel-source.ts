@@ -4,8 +4,6 @@ import { z } from 'zod';
 import { readBenchManifest } from '../bench/manifest.js';
 import { KernelCache, type BlobRef, type CodeKind } from '../cache/cache.js';
 import { recordKey, RecordStore, tuningRecordSchema, type TuningRecord } from '../cache/records.js';
-import { CONV_DIRECT_FAMILY as CONV_FAMILY } from '@rocke/conv-direct';
-import { CACHE_NAMESPACE as HELPER_FAMILY } from '@rocke/split-reduce';
 import { canonicalJson, isSha256Hex, type JsonValue } from '../hash.js';
 
 
@@ -29,14 +27,20 @@ export interface KernelSource {
   readonly root: string;
   /** Targets whose code this source holds. */
   readonly targets: readonly string[];
-  /** Conv kernels compiled for `target`, by kernel name (binaries serve any problem they validate for). */
-  convKernels(target: string): ReadonlyMap<string, SourceKernel>;
-  /** Split-reduce helper kernels for `target`. */
+  /** The family's kernels compiled for `target`, by kernel name (binaries serve any problem they validate for). */
+  kernels(target: string): ReadonlyMap<string, SourceKernel>;
+  /** The family's helper kernels for `target`. */
   helpers(target: string): readonly SourceKernel[];
   /** The code object's bytes, checked against its digest. */
   readCode(ref: BlobRef): Uint8Array;
   /** The tuning record for the problem on a device of `arch`, if any. */
   record(arch: string, problem: JsonValue): TuningRecord | undefined;
+}
+
+/** Cache family names of a source's kernels and of their helper kernels (records are keyed by the first). */
+export interface SourceFamilies {
+  kernels: string;
+  helpers: string;
 }
 
 /** The catalog manifest's file name inside a catalog directory. */
@@ -91,7 +95,7 @@ export function readCatalog(dir: string): Catalog {
 }
 
 /** A catalog directory as a kernel source: its kernels, helpers and records, nothing else. */
-export function catalogSource(dir: string): KernelSource {
+export function catalogSource(dir: string, families: SourceFamilies): KernelSource {
   const catalog = readCatalog(dir);
   const blobs = new KernelCache(dir);
   const withTools = (k: Catalog['kernels'][number]): SourceKernel => ({ ...k, toolchain: catalog.toolchain });
@@ -101,10 +105,10 @@ export function catalogSource(dir: string): KernelSource {
   return {
     root: dir,
     targets: [catalog.target],
-    convKernels: (target) => (target === catalog.target ? kernels : new Map()),
+    kernels: (target) => (target === catalog.target ? kernels : new Map()),
     helpers: (target) => (target === catalog.target ? helpers : []),
     readCode: (ref) => blobs.readBlob(ref),
-    record: (arch, problem) => records.get(recordKey(CONV_FAMILY, arch, problem)),
+    record: (arch, problem) => records.get(recordKey(families.kernels, arch, problem)),
   };
 }
 
@@ -112,34 +116,34 @@ export function catalogSource(dir: string): KernelSource {
  * A kernel cache directory as a kernel source: the candidates of its bench manifest (bench-prep)
  * and its index entries that are compiled and not pruned, and the tuning records beside them.
  */
-export function cacheSource(dir: string): KernelSource {
+export function cacheSource(dir: string, families: SourceFamilies): KernelSource {
   const cache = new KernelCache(dir);
   const store = new RecordStore(dir);
   // A fused manifest's kernels carry the epilogue in their names (split_c: in its helpers'), so
-  // openConv picks them only for a run with that epilogue.
+  // an open picks them only for a run with that epilogue.
   const manifest = readBenchManifest(dir);
   const entries = existsSync(cache.indexDir) ? cache.listEntries().entries.filter((e) => !e.pruned) : [];
-  const convKernels = (target: string) => {
+  const kernels = (target: string) => {
     const out = new Map<string, SourceKernel>();
     if (manifest?.target === target) {
       for (const s of manifest.shapes) for (const c of s.candidates) out.set(c.kernelName, { kernelName: c.kernelName, spec: c.spec as JsonValue, code: c.code, toolchain: manifest.toolchain });
     }
-    for (const e of entries) if (e.identity.family === CONV_FAMILY && e.identity.target === target) out.set(e.kernelName, { kernelName: e.kernelName, spec: e.identity.spec, code: e.code, toolchain: e.toolchain });
+    for (const e of entries) if (e.identity.family === families.kernels && e.identity.target === target) out.set(e.kernelName, { kernelName: e.kernelName, spec: e.identity.spec, code: e.code, toolchain: e.toolchain });
     return out;
   };
   const helpers = (target: string) => {
     const out = new Map<string, SourceKernel>();
     if (manifest?.target === target) for (const h of manifest.helpers) out.set(h.kernelName, { kernelName: h.kernelName, spec: h.spec as JsonValue, code: h.code, toolchain: manifest.toolchain });
-    for (const e of entries) if (e.identity.family === HELPER_FAMILY && e.identity.target === target) out.set(e.kernelName, { kernelName: e.kernelName, spec: e.identity.spec, code: e.code, toolchain: e.toolchain });
+    for (const e of entries) if (e.identity.family === families.helpers && e.identity.target === target) out.set(e.kernelName, { kernelName: e.kernelName, spec: e.identity.spec, code: e.code, toolchain: e.toolchain });
     return [...out.values()];
   };
   const targets = [...new Set([...(manifest ? [manifest.target] : []), ...entries.map((e) => e.identity.target)])].sort();
-  return { root: dir, targets, convKernels, helpers, readCode: (ref) => cache.readBlob(ref), record: (arch, problem) => store.lookup(CONV_FAMILY, arch, problem) };
+  return { root: dir, targets, kernels, helpers, readCode: (ref) => cache.readBlob(ref), record: (arch, problem) => store.lookup(families.kernels, arch, problem) };
 }
 
 /** A catalog when `dir` holds one, else a kernel cache. */
-export function openKernelSource(dir: string): KernelSource {
-  return existsSync(join(dir, CATALOG_MANIFEST)) ? catalogSource(dir) : cacheSource(dir);
+export function openKernelSource(dir: string, families: SourceFamilies): KernelSource {
+  return existsSync(join(dir, CATALOG_MANIFEST)) ? catalogSource(dir, families) : cacheSource(dir, families);
 }
 
 /** Canonical problem JSON, the form records are keyed by. */

@@ -11,7 +11,7 @@ import { createFakeBinding } from '@rocke/hip-runtime/testing';
 import { bench, describe } from 'vitest';
 import { RecordStore } from '../cache/records.js';
 import { kernelsDir, PROBLEM, recordFor } from '../testing/conv-kernels.js';
-import { openConv } from './open-conv.js';
+import { openConv } from '../cli/wiring.js';
 
 function opened(split: boolean, stubLaunch: boolean) {
   const k = kernelsDir();

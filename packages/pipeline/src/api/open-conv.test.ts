@@ -5,7 +5,7 @@ import { createFakeBinding } from '@rocke/hip-runtime/testing';
 import { applyEpilogue, convForward, randomTensor } from '@rocke/reference';
 import { RecordStore } from '../cache/records.js';
 import { kernelsDir, PROBLEM, recordFor } from '../testing/conv-kernels.js';
-import { openConv } from './open-conv.js';
+import { openConv } from '../cli/wiring.js';
 
 function operands() {
   const g = problemGeometry(PROBLEM);

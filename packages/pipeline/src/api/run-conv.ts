@@ -1,13 +1,13 @@
-import { problemGeometry, type Problem } from '@rocke/conv-direct';
 import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
 import type { TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
 import type { NpyArray } from '../npy.js';
 import { encodeDtype, type EpilogueValues } from '@rocke/reference';
-import { openConv, type ConvEpilogue } from './open-conv.js';
+import type { OpChoice, OpEpilogue, OpProblem, OpRuntime } from '../planner.js';
+import { openOp, type OpenOptions } from './open-conv.js';
 
-/** The epilogue of `rocke run`'s flags as openConv's: its shape from the tensors given, and its scalars. */
-export function convEpilogue(e: EpilogueValues): ConvEpilogue {
+/** The epilogue of `rocke run`'s flags as an open's: its shape from the tensors given, and its scalars. */
+export function runEpilogue(e: EpilogueValues): OpEpilogue {
   const bias = e.bias === undefined ? 'none' : e.bias instanceof Float32Array ? 'fp32' : 'dtype';
   const { alpha, beta, slope, lo, hi } = e;
   const scalars = Object.fromEntries(Object.entries({ alpha, beta, slope, lo, hi }).filter(([, v]) => v !== undefined));
@@ -16,7 +16,7 @@ export function convEpilogue(e: EpilogueValues): ConvEpilogue {
 
 /** Request handed to a run implementation (x, w already checked against the problem). */
 export interface RunRequest {
-  problem: Problem;
+  problem: OpProblem;
   x: NpyArray;
   w: NpyArray;
   target: TargetName | null;
@@ -31,21 +31,23 @@ export interface RunRequest {
 const HOST_TIMING_BATCH = 64;
 
 /**
- * `rocke run` on a GPU (the CLI's `deps.runConv`): opens the conv with {@link openConv} over the
- * kernels and tuning records of `--cache-dir` (a record hit times nothing; else the ranker
- * chooses), runs it once on the given x and w (with a fused epilogue: its kernels, bias and
+ * `rocke run` on a GPU (the CLI's `deps.runConv`): opens the problem with {@link openOp} over the
+ * kernels and tuning records of `--cache-dir` (a record hit times nothing; else the runtime's
+ * ranker chooses), runs it once on the given x and w (with a fused epilogue: its kernels, bias and
  * residual), and returns y.
  */
-export async function gpuRunConv(request: RunRequest, io: CliIo, options: { binding?: NativeBinding | string } = {}): Promise<NpyArray> {
+export async function gpuRun<P extends OpProblem, C extends OpChoice, O>(runtime: OpRuntime<P, C, O>, request: RunRequest, io: CliIo, options: { binding?: NativeBinding | string } = {}): Promise<NpyArray> {
   const device = openDevice(options.binding ? { binding: options.binding } : {});
   try {
     if (request.target && device.info.arch !== request.target) throw new Error(`the device is ${device.info.name} (${device.info.arch}), not ${request.target}`);
     const e = request.epilogue;
-    const conv = openConv(request.problem, { device, cache: request.cacheDir, ...(e ? { epilogue: convEpilogue(e) } : {}) });
+    // None of the family's own options (each is optional: Partial<O>).
+    const opening: OpenOptions<O> = { device, cache: request.cacheDir, ...(e ? { epilogue: runEpilogue(e) } : {}) } as OpenOptions<O>;
+    const conv = openOp(runtime, request.problem as P, opening);
     try {
       io.stderr(`rocke run: ${conv.choice.kernelName}${conv.choice.splits !== undefined ? ` splits ${conv.choice.splits}` : ''} (chosen by ${conv.choice.chosenBy})\n`);
       for (const line of conv.choice.explain) io.stderr(`  ${line}\n`);
-      const g = problemGeometry(request.problem);
+      const g = runtime.tensors(request.problem as P);
       const x = device.upload(request.x.data);
       const w = device.upload(request.w.data);
       const y = device.alloc(g.yBytes);
@@ -66,9 +68,9 @@ export async function gpuRunConv(request: RunRequest, io: CliIo, options: { bind
           done += batch;
         }
         const hostUs = (hostMs * 1000) / (repeat - 1);
-        io.stderr(`rocke run: host time per run() call ${hostUs.toFixed(2)} us over ${repeat - 1} calls (enqueue only, in batches of ${HOST_TIMING_BATCH}; ${conv.plan.launches.length} conv launch(es)${conv.plan.reduce?.length ? ' + reduce' : ''} each, no timing)\n`);
+        io.stderr(`rocke run: host time per run() call ${hostUs.toFixed(2)} us over ${repeat - 1} calls (enqueue only, in batches of ${HOST_TIMING_BATCH}; ${conv.launches.filter((l) => l.role === 'conv').length} conv launch(es)${conv.launches.some((l) => l.role === 'reduce') ? ' + reduce' : ''} each, no timing)\n`);
       }
-      return { dtype: request.x.dtype, shape: [request.problem.N, g.Ho, g.Wo, request.problem.K], data: y.read(new Uint16Array(g.yBytes / 2)) };
+      return { dtype: request.x.dtype, shape: g.yShape, data: y.read(new Uint16Array(g.yBytes / 2)) };
     } finally {
       conv.close();
     }

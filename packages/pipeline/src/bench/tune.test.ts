@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { kernelName, problemCandidates } from '@rocke/conv-direct';
 import { createFakeBinding } from '@rocke/hip-runtime/testing';
 import { convForward, randomTensor } from '@rocke/reference';
-import { gpuRunConv } from '../api/run-conv.js';
 import { problemJson } from '../api/kernel-source.js';
 import { RecordStore } from '../cache/records.js';
 import type { CliIo } from '../io.js';
 import { kernelsDir, PROBLEM } from '../testing/conv-kernels.js';
 import type { BenchRequest } from './requests.js';
 import { gpuTune } from './tune.js';
-import { convPlanner } from '../cli/wiring.js';
+import { convPlanner, gpuRunConv } from '../cli/wiring.js';
 
 const planner = convPlanner();
 

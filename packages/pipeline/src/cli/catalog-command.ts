@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { buildCatalog } from '../api/catalog.js';
+import { convRuntime } from './wiring.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { formatBytes, formatTable } from '../table.js';
@@ -32,7 +33,7 @@ export function catalogCommand(argv: readonly string[], io: CliIo): number {
   if (!target) throw new UsageError('catalog build needs --target gfx950|gfx942|sm_90');
   if (!values.out) throw new UsageError('catalog build needs --out DIR');
   const problems = problemSetFromValues(values, io)?.problems ?? [];
-  const report = buildCatalog(cacheFrom(values, io).root, target, resolve(io.cwd, values.out), problems);
+  const report = buildCatalog(convRuntime(), cacheFrom(values, io).root, target, resolve(io.cwd, values.out), problems);
   if (values.json) printJson(io, report);
   else {
     if (report.plans.length) {

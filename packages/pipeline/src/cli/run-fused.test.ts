@@ -4,10 +4,10 @@ import { problemGeometry } from '@rocke/conv-direct';
 import { createFakeBinding } from '@rocke/hip-runtime/testing';
 import { randomTensor } from '@rocke/reference';
 import { describe, expect, it } from 'vitest';
-import { gpuRunConv } from '../api/run-conv.js';
 import { readNpy, writeNpy } from '../npy.js';
 import { cliHarness } from '../testing/cli-harness.js';
 import { kernelsDir, PROBLEM } from '../testing/conv-kernels.js';
+import { gpuRunConv } from './wiring.js';
 
 // rocke run --device gpu with the epilogue flags, through openConv over a fused kernels directory on
 // hip-runtime's fake binding (kernel bodies that do what the compiled kernels do), against --device cpu.

@@ -1,23 +1,39 @@
 import {
   benchTrials,
+  benchVariants,
+  chooseConv,
   chooseReduceHelper,
   compiledSelection,
+  CONV_DIRECT_FAMILY,
   convDirectFamily,
   DEFAULT_SHAPE_CAP,
+  isTargetName,
+  kernargTable,
   kernelName,
+  launchSequence,
   parseProblem,
   parseSpec,
   problemGeometry,
+  problemLabel,
   selectProblemSpecs,
   withEpilogue,
+  type ConvChoice,
+  type LaunchPlan,
   type NamedProblem,
   type Problem,
+  type RankerModel,
   type Spec,
+  type TargetName,
+  type Variant,
 } from '@rocke/conv-direct';
-import type { Epilogue } from '@rocke/ir';
+import type { NativeBinding } from '@rocke/hip-runtime';
+import { epilogueTag, type Epilogue } from '@rocke/ir';
 import { applyEpilogue, compare, convForwardParallel, convSample, gather, type EpilogueValues } from '@rocke/reference';
-import { splitReduceFamily } from '@rocke/split-reduce';
-import { gpuRunConv } from '../api/run-conv.js';
+import { CACHE_NAMESPACE, kernargTable as reduceKernargTable, splitReduceFamily } from '@rocke/split-reduce';
+import { openOp, type OpenOptions, type OpHandle } from '../api/open-conv.js';
+import { gpuRun, type RunRequest } from '../api/run-conv.js';
+import type { CliIo } from '../io.js';
+import type { NpyArray } from '../npy.js';
 import { BENCH_EPILOGUE_SCALARS } from '../bench/epilogue.js';
 import { gpuBench } from '../bench/gpu-bench.js';
 import { SAMPLE_POINTS } from '../bench/reference-check.js';
@@ -25,7 +41,7 @@ import { gpuTune } from '../bench/tune.js';
 import { axpyFamily } from '../compile/axpy-family.js';
 import { elfPrunePruner } from '../compile/elf-prune-pruner.js';
 import { LlvmToolchain } from '../compile/llvm-toolchain.js';
-import type { OpPlanner, OpProblem, PlannedSelection, ReferenceCheck } from '../planner.js';
+import type { LoadableKernel, OpEpilogue, OpenedPlan, OpPlanner, OpProblem, OpRuntime, PlannedSelection, RecordedChoice, ReferenceCheck } from '../planner.js';
 import type { CliDeps } from './deps.js';
 
 /**
@@ -42,6 +58,7 @@ import type { CliDeps } from './deps.js';
  */
 export function defaultDeps(): CliDeps {
   const planner = convPlanner();
+  const runtime = convRuntime();
   return {
     families: () => [convDirectFamily(), splitReduceFamily(), axpyFamily()],
     defaultFamilyNames: ['direct_fwd', 'direct_fwd_helper'],
@@ -49,7 +66,7 @@ export function defaultDeps(): CliDeps {
     pruner: () => elfPrunePruner(),
     planner: () => planner,
     bench: (request, io) => gpuBench(planner, request, io),
-    runConv: (request, io) => gpuRunConv(request, io),
+    runConv: (request, io) => gpuRun(runtime, request, io),
     tune: (request, io) => gpuTune(planner, request, io),
   };
 }
@@ -74,7 +91,7 @@ export function convPlanner(): OpPlanner {
     parseProblem: (json) => parseProblem(json),
     tensors(problem) {
       const g = problemGeometry(conv(problem));
-      return { xBytes: g.xBytes, wBytes: g.wBytes, yBytes: g.yBytes, channels: conv(problem).K, macs: g.flops / 2 };
+      return convTensors(conv(problem), g);
     },
     select: (problems, target, { cap, variants, epilogue }) =>
       selectProblemSpecs(problems as readonly NamedProblem[], target, { cap, ...(variants ? { variants } : {}) }).map((s) => plannedSelection(s, epilogue)),
@@ -151,4 +168,78 @@ export function suiteShape(name: string, cls: string | null, p: Problem): SuiteS
   if (p.strideH !== p.strideW || p.padH !== p.padW) return 'the suite format has one stride and one pad (H and W differ)';
   if (p.dilationH !== 1 || p.dilationW !== 1) return 'the cuDNN baseline script has no dilation';
   return { name, cls, N: p.N, C: p.C, H: p.H, W: p.W, K: p.K, R: p.R, S: p.S, stride: p.strideH, pad: p.padH, groups: p.groups, dtype: p.dtype };
+}
+
+function convTensors(p: Problem, g = problemGeometry(p)) {
+  return { xBytes: g.xBytes, wBytes: g.wBytes, yBytes: g.yBytes, channels: p.K, macs: g.flops / 2, yShape: [p.N, g.Ho, g.Wo, p.K] };
+}
+
+/** conv-direct's own options of an open: the ranker model (default: the committed H200 fit) and the variants it weighs (default: the bench's). */
+export interface ConvOpenOptions {
+  model?: RankerModel;
+  variants?: readonly Variant[];
+}
+
+/** Options of {@link openConv}. */
+export type OpenConvOptions = OpenOptions<ConvOpenOptions>;
+
+/** A fused epilogue of {@link openConv}: the compiled-in shape and the scalars it uses. */
+export type ConvEpilogue = OpEpilogue;
+
+/** An opened conv (x NHWC, w KRSC, y NHWK): the chosen plan, ready to launch on device buffers. */
+export type ConvHandle = OpHandle<Problem, ConvChoice, LaunchPlan>;
+
+/**
+ * Opens a conv for `problem` on `options.device`: the tuning record for the device's arch if the
+ * source has one, else the ranker's choice among the source's compiled kernels (split_c only with a
+ * split-reduce helper of the dtype and epilogue there). Launches nothing.
+ */
+export function openConv(problem: Problem, options: OpenConvOptions): ConvHandle {
+  return openOp(convRuntime(), problem, options);
+}
+
+/** `rocke run` on a GPU with conv-direct's kernels (see `gpuRun`). */
+export function gpuRunConv(request: RunRequest, io: CliIo, options: { binding?: NativeBinding | string } = {}): Promise<NpyArray> {
+  return gpuRun(convRuntime(), request, io, options);
+}
+
+/** conv-direct as api/'s runtime: `chooseConv` (record, else ranker), `launchSequence` and the kernels' argument tables. */
+export function convRuntime(): OpRuntime<Problem, ConvChoice, ConvOpenOptions, LaunchPlan> {
+  return {
+    name: 'conv-direct',
+    families: { kernels: CONV_DIRECT_FAMILY, helpers: CACHE_NAMESPACE },
+    hasTarget: isTargetName,
+    tensors: (p) => convTensors(p),
+    isSpec: (spec) => parseSpec(spec).ok,
+    label: problemLabel,
+    choose: (problem, target, { available, record }) => chooseConv(problem, target as TargetName, { available, ...(record ? { record } : {}) }),
+    open: openConvPlan,
+  };
+}
+
+/** The choice and launch sequence of a conv over a source's kernels; a split_c choice needs a split-reduce helper of its dtype and epilogue. */
+function openConvPlan<K extends LoadableKernel>(problem: Problem, arch: string, source: { kernels: ReadonlyMap<string, K>; helpers: readonly K[]; root: string; record?: RecordedChoice }, options: Partial<ConvOpenOptions> & { epilogue?: OpEpilogue }): OpenedPlan<ConvChoice, K, LaunchPlan> {
+  const fused = options.epilogue;
+  const which = fused ? ` with the fused epilogue ${epilogueTag(fused)}` : '';
+  const helper = chooseReduceHelper(source.helpers, problem.dtype, fused);
+  const variants = (options.variants ?? benchVariants(problem)).filter((v) => v !== 'split_c' || helper);
+  const choice = chooseConv(problem, arch as TargetName, {
+    ...(source.record ? { record: source.record } : {}),
+    variants,
+    available: (name) => source.kernels.has(name),
+    ...(options.model ? { model: options.model } : {}),
+    ...(fused ? { epilogue: fused } : {}),
+  });
+  if ('reason' in choice) throw new Error(`no kernel for this problem${which} in ${source.root}: ${choice.reason}`);
+  const reduce = choice.spec.variant === 'split_c' ? helper : undefined;
+  if (choice.spec.variant === 'split_c' && !reduce) throw new Error(`no split-reduce helper kernel for ${problem.dtype}${which} in ${source.root}`);
+  const { alpha, beta, slope, lo, hi } = fused ?? {};
+  const scalars = Object.fromEntries(Object.entries({ alpha, beta, slope, lo, hi }).filter(([, v]) => v !== undefined));
+  const sequence = launchSequence(choice.spec, problem, { ...(choice.splits === undefined ? {} : { splits: choice.splits }), ...(reduce ? { reduce: reduce.spec } : {}), ...(fused ? { epilogue: scalars } : {}) });
+  return {
+    choice,
+    sequence,
+    conv: { kernel: source.kernels.get(choice.kernelName)!, signature: kernargTable(choice.spec.variant, choice.spec.epilogue) },
+    ...(reduce ? { reduce: { kernel: reduce.helper, signature: reduceKernargTable(reduce.spec.epilogue) } } : {}),
+  };
 }
