@@ -4,7 +4,8 @@
  * around bytes and around the instructions per FMA:
  * - the workgroup stages its halo tile (tile_k/M input channels, NHWC) in LDS with 16-byte loads
  *   along the channels, out-of-range pixels reading zero through the target's guarded loads, so
- *   each input byte crosses from L2 once per tile; the tile's weights are staged as [tap][channel];
+ *   each input byte crosses from L2 once per tile (on sm_90 as cp.async copies, all in flight at
+ *   once and none through registers); the tile's weights are staged as [tap][channel];
  * - each thread owns a pair of adjacent output channels and a block of `waves_n` rows x `waves_m`
  *   columns of output pixels. It holds all R*S weights of its pair in f32 registers (converted
  *   once), then reads each input pixel of its window once (one 4-byte LDS read for multiplier 1,
@@ -68,6 +69,11 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
 
   stageInput(b, args, t, g, tid, origin, cBase, ldsAt);
   stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
+  if (t.asyncCopy) {
+    // The halo's copies (none where C % 8 != 0: an empty group) land before the barrier publishes them.
+    t.asyncCopy.commit(b);
+    t.asyncCopy.wait(b, 0);
+  }
   t.barrier(b);
 
   const threads = early?.threads ?? threadMap(b, g, tid);
@@ -104,15 +110,19 @@ interface Origin {
 }
 
 /**
- * Halo tile -> LDS `[ldsInH][ldsInW][inChannels + lds_pad]`, in batches of DEPTHWISE_STAGE_BATCH
- * passes whose loads are all issued before their LDS writes.
+ * Halo tile -> LDS `[ldsInH][ldsInW][inChannels + lds_pad]`. With whole 16-byte channel vectors
+ * (C % 8 == 0) on a target with async copies (sm_90: cp.async), every vector of the tile is one
+ * copy, all in flight at once and none through registers: a tile of many passes costs one memory
+ * latency, not one per batch, and its loads hold no registers (the caller commits and waits).
+ * Otherwise loads go out in batches of DEPTHWISE_STAGE_BATCH passes, all issued before their LDS
+ * writes.
  */
 function stageInput(b: Builder, args: KernelArgs, t: Target, g: DepthwiseGeometry, tid: Value, o: Origin, cBase: Value, ldsAt: (v: Value) => Value): void {
   const C = args.C;
   const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
   const imageBase = b.mul(o.image, args.x_stride_n, 'x.image');
   const uneven = g.xVectors % g.threads !== 0;
-  const slotAt = (j: number) => {
+  const slotAt = (j: number): StageSlot => {
     const v = j === 0 ? tid : b.add(tid, j * g.threads, `xv${j}`);
     const cv = b.urem(v, g.inVectors);
     const pos = b.udiv(v, g.inVectors);
@@ -126,31 +136,57 @@ function stageInput(b: Builder, args: KernelArgs, t: Target, g: DepthwiseGeometr
     const elem = b.add(b.add(imageBase, b.add(b.mul(ih, args.x_stride_h), b.mul(iw, args.x_stride_w))), c, `x.elem${j}`);
     return { inside, elem, c, inTile, lds: b.mul(b.add(b.mul(pos, g.pixelStride), b.mul(cv, V)), E, `x.lds${j}`) };
   };
+  // C % 8 == 0: a vector is wholly inside C or wholly outside.
+  const vectorOffset = (s: StageSlot) => b.select(b.and(s.inside, b.icmp('ult', s.c, C)), b.mul(s.elem, E), SENTINEL_OFFSET);
+  const loadVector = (s: StageSlot) => t.globalLoad(b, xBuf, vectorOffset(s), vec(V, i16), { align: 16 });
+  const loadElements = (s: StageSlot) => {
+    let out: Value = zero(vec(V, i16));
+    for (let i = 0; i < V; i++) {
+      const ok = b.and(s.inside, b.icmp('ult', b.add(s.c, i), C));
+      out = b.insertElement(out, t.globalLoad(b, xBuf, b.select(ok, b.mul(b.add(s.elem, i), E), SENTINEL_OFFSET), i16, { align: E }), i);
+    }
+    return out;
+  };
+  const inTileOnly = (s: StageSlot, f: () => void) => (s.inTile ? b.ifThen(s.inTile, f, 'x.tail') : f());
+  const storeBatch = (batch: readonly StageSlot[], vals: readonly Value[]) => batch.forEach((s, j) => inTileOnly(s, () => b.store(vals[j]!, ldsAt(s.lds), { align: 16 })));
   const whole = b.icmp('eq', b.and(C, V - 1), 0, 'c.whole.vectors');
   const passes = Array.from({ length: g.xPasses }, (_, j) => j);
-  inBatches(passes, DEPTHWISE_STAGE_BATCH, (js) => {
-    const batch = js.map(slotAt);
-    const vals = b.ifThenElse(
+  const cp = t.asyncCopy;
+  if (cp) {
+    b.ifThenElse(
       whole,
-      // C % 8 == 0: a vector is wholly inside C or wholly outside.
-      () => batch.map((s) => t.globalLoad(b, xBuf, b.select(b.and(s.inside, b.icmp('ult', s.c, C)), b.mul(s.elem, E), SENTINEL_OFFSET), vec(V, i16), { align: 16 })),
-      () =>
-        batch.map((s) => {
-          let out: Value = zero(vec(V, i16));
-          for (let i = 0; i < V; i++) {
-            const ok = b.and(s.inside, b.icmp('ult', b.add(s.c, i), C));
-            out = b.insertElement(out, t.globalLoad(b, xBuf, b.select(ok, b.mul(b.add(s.elem, i), E), SENTINEL_OFFSET), i16, { align: E }), i);
-          }
-          return out;
-        }),
+      () => {
+        for (const j of passes) {
+          const s = slotAt(j);
+          inTileOnly(s, () => cp.copy(b, xBuf, vectorOffset(s), ldsAt(s.lds)));
+        }
+        return [];
+      },
+      () => {
+        inBatches(passes, DEPTHWISE_STAGE_BATCH, (js) => {
+          const batch = js.map(slotAt);
+          storeBatch(batch, batch.map(loadElements));
+        });
+        return [];
+      },
       'x.stage',
     );
-    batch.forEach((s, j) => {
-      const store = () => b.store(vals[j]!, ldsAt(s.lds), { align: 16 });
-      if (s.inTile) b.ifThen(s.inTile, store, 'x.tail');
-      else store();
-    });
+    return;
+  }
+  inBatches(passes, DEPTHWISE_STAGE_BATCH, (js) => {
+    const batch = js.map(slotAt);
+    const vals = b.ifThenElse(whole, () => batch.map(loadVector), () => batch.map(loadElements), 'x.stage');
+    storeBatch(batch, vals);
   });
+}
+
+/** One 16-byte staging slot of a thread: where it reads (element, channel, whether inside x) and where it lands in LDS (bytes). */
+interface StageSlot {
+  readonly inside: Value;
+  readonly elem: Value;
+  readonly c: Value;
+  readonly inTile: Value | undefined;
+  readonly lds: Value;
 }
 
 /**
