@@ -63,7 +63,7 @@ export const KERNEL_ABI = {
     ...DENSE_ARGS,
     ptr('ws', 'write', 'fp32 partial sums, [splits, N, Ho, Wo, K]'),
     i32('ws_bytes', 'bytes of ws this launch may write'),
-    i32('splits', 'channel slices: each reduces C/splits channels'),
+    i32('splits', 'channel slices: each reduces whole channel runs, uneven by at most one run (split-slices.ts)'),
   ] as const,
 } as const satisfies Readonly<Record<Variant, readonly KernargEntry[]>>;
 

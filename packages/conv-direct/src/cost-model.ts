@@ -18,6 +18,7 @@ import { fragmentLoadsPerMma } from './fragments.js';
 import { residency } from './residency.js';
 import { outputElementBytes, outputStoreRun } from './store-path.js';
 import { specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { longestSlice, splitUnit } from './split-slices.js';
 import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
 import { wholeMapLayout } from './whole-map.js';
@@ -225,7 +226,9 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
     return { flops, stagedBytes: d.xBytes + d.wBytes, ldsReadBytes: flops * ELEMENT_BYTES, storeBytes: pixels * spec.tile_k * ELEMENT_BYTES, chunks: 1, stages: 1 };
   }
   const sg = specGeometry(spec);
-  const reduced = ((spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg) / splits;
+  const merged = (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg;
+  // split_c: the longest slice's channels, the loop every workgroup waits for (split-slices.ts).
+  const reduced = splits === 1 ? merged : longestSlice(merged, splitUnit(spec), splits);
   const chunks = Math.ceil(reduced / spec.ck);
   const flops = 2 * computed * spec.tile_k * taps * chunks * spec.ck;
   const stagedBytes = chunks * spec.ck * ELEMENT_BYTES * (sg.ldsRows * sg.ldsInW + spec.tile_k * taps);

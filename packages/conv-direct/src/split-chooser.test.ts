@@ -9,27 +9,28 @@ import { gfx950Spec, problem3x3, sm90Spec } from './test-fixtures.js';
 const spec = gfx950Spec({ variant: 'split_c' });
 
 describe('splitOptions', () => {
-  it('lists split counts with whole ck chunks per split', () => {
-    const p = problem3x3({ N: 1, H: 14, W: 14, C: 1024, K: 1024 });
+  it('lists split counts of whole ck chunks per slice, uneven ones included, the smallest count per longest slice', () => {
+    const p = problem3x3({ N: 1, H: 14, W: 14, C: 1024, K: 1024 }); // 32 chunks of ck 32
     const opts = splitOptions(spec, p);
-    expect(opts.map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
-    expect(opts.map((o) => o.channelsPerSplit)).toEqual([1024, 512, 256, 128, 64, 32]);
+    // 9 and 10 slices leave a 4-chunk slice as 8 does; 12 to 15 three chunks as 11 does; 17 to 31 two as 16.
+    expect(opts.map((o) => o.splits)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 32]);
+    expect(opts.map((o) => o.channelsPerSplit)).toEqual([32, 16, 11, 8, 7, 6, 5, 4, 3, 2, 1].map((chunks) => 32 * chunks));
     // 1 w tile x 2 h tiles x 16 k tiles = 32 workgroups per split
-    expect(opts.map((o) => o.workgroups)).toEqual([32, 64, 128, 256, 512, 1024]);
-    expect(opts[5]!.workspaceBytes).toBe(4 * 32 * 14 * 14 * 1024);
+    expect(opts.map((o) => o.workgroups)).toEqual(opts.map((o) => 32 * o.splits));
+    expect(opts.at(-1)!.workspaceBytes).toBe(4 * 32 * 14 * 14 * 1024);
   });
 
   it('leaves out counts whose workspace passes the buffer range', () => {
     const p = problem3x3({ N: 64, H: 64, W: 64, C: 256, K: 128 }); // 2^27 bytes of ws per split
-    expect(splitOptions(spec, p).map((o) => o.splits)).toEqual([1, 2, 4, 8]);
+    expect(splitOptions(spec, p).map((o) => o.splits)).toEqual([1, 2, 3, 4, 8]);
   });
 
   it('counts the splits of a channel-tail spec in c_tail runs, not whole ck chunks', () => {
-    // C 72 with ck 32: no whole-chunk split exists, but 72 = 9 runs of 8, so 1 and 3 (24 = 3 runs) and 9 do.
+    // C 72 with ck 32: no whole-chunk split exists, but 72 = 9 runs of 8: 2 slices of 5 and 4 runs, 3 of 3, 5 of 2 or 1, 9 of 1.
     const p = problem3x3({ N: 1, H: 14, W: 14, C: 72, K: 64 });
     const opts = splitOptions(gfx950Spec({ variant: 'split_c', c_tail: 8 }), p);
-    expect(opts.map((o) => o.splits)).toEqual([1, 3, 9]);
-    expect(opts.map((o) => o.channelsPerSplit)).toEqual([72, 24, 8]);
+    expect(opts.map((o) => o.splits)).toEqual([1, 2, 3, 5, 9]);
+    expect(opts.map((o) => o.channelsPerSplit)).toEqual([72, 40, 24, 16, 8]);
   });
 
   it('is for split_c specs that can run the problem', () => {
@@ -45,7 +46,7 @@ describe('chooseSplits with a wave target', () => {
     expect([c.splits, c.workgroups, c.waves]).toEqual([32, 1024, 2]);
     expect(c.explain[0]).toBe('residency: 2 workgroup(s) per CU (limited by shared; threads 8, shared 2, registers 3) x 256 = 512 slots');
     expect(c.explain).toContain('unsplit grid: 32 workgroups');
-    expect(c.explain.at(-1)).toBe('chose splits 32: the smallest reaching 2 waves (1024 workgroups) (1024 workgroups, 2.00 waves, 32 channels per split, workspace 25690112 bytes)');
+    expect(c.explain.at(-1)).toBe('chose splits 32: the smallest reaching 2 waves (1024 workgroups) (1024 workgroups, 2.00 waves, 32 channels in the longest split, workspace 25690112 bytes)');
     expect(chooseSplits(spec, p, 1).splits).toBe(16);
   });
 

@@ -11,6 +11,7 @@ import { problemGeometry, type Problem } from './problem.js';
 import { residency, type Residency } from './residency.js';
 import type { Spec } from './spec.js';
 import { defaultCoefficients, estimateCost, type CostCoefficients } from './cost-model.js';
+import { longestSlice, splitUnit } from './split-slices.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
 /** Waves of resident workgroups a grid needs before the merge chooser stops flagging it (and a `minWaves` callers may pass). */
@@ -19,6 +20,7 @@ export const TARGET_WAVES = 2;
 /** One feasible split count. */
 export interface SplitOption {
   readonly splits: number;
+  /** Channels of the longest slice (the others have as many or one channel run fewer). */
   readonly channelsPerSplit: number;
   readonly workgroups: number;
   /** workgroups / resident slots. */
@@ -36,9 +38,11 @@ export interface SplitChoice extends SplitOption {
 }
 
 /**
- * Split counts that pass validation for `spec` over `problem`: s divides C, C/s is a multiple of ck
- * (of c_tail when the spec has a channel tail), the workspace fits the buffer range and the grid stays
- * below 2^31.
+ * Split counts worth launching for `spec` over `problem`: each slice whole channel runs (ck, or
+ * c_tail when the spec has a channel tail; uneven by at most one run, split-slices.ts), and of the
+ * counts whose longest slice is equally long only the smallest — a larger one adds workgroups and
+ * workspace traffic but leaves every workgroup the same channel loop to wait for. The workspace
+ * fits the buffer range and the grid stays below 2^31 (validation).
  */
 export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
   if (spec.variant !== 'split_c') throw new PlanError(`split counts apply to split_c specs, not ${spec.variant}`);
@@ -47,15 +51,15 @@ export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
   const g = problemGeometry(problem);
   const slots = residency(spec).slots;
   const options: SplitOption[] = [];
-  // A split's channels come in whole channel runs: ck chunks, or c_tail runs when the spec has a tail.
-  const unit = spec.c_tail === 0 ? spec.ck : spec.c_tail;
+  const unit = splitUnit(spec);
   for (let s = 1; s * unit <= problem.C; s++) {
-    if (problem.C % (s * unit) !== 0) continue;
+    const longest = longestSlice(problem.C, unit, s);
+    if (s > 1 && longest === longestSlice(problem.C, unit, s - 1)) continue;
     if (!validate(spec, problem, { splits: s }).ok) continue;
     const workgroups = launchGrid(spec, problem, s).workgroups;
     options.push({
       splits: s,
-      channelsPerSplit: problem.C / s,
+      channelsPerSplit: longest,
       workgroups,
       waves: workgroups / slots,
       workspaceBytes: WORKSPACE_ELEMENT_BYTES * s * problem.N * g.Ho * g.Wo * problem.K,
@@ -84,13 +88,13 @@ export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number, co
       `threads ${res.limits.threads}, shared ${res.limits.shared}, registers ${res.limits.registers}` +
       `${res.limits.blocks === null ? '' : `, blocks ${res.limits.blocks}`}) x ${t.computeUnits} = ${res.slots} slots`,
     `unsplit grid: ${first.workgroups} workgroups`,
-    `feasible splits (C ${problem.C} = splits x k x ${spec.c_tail === 0 ? `ck ${spec.ck}` : `c_tail ${spec.c_tail}`}, workspace <= 0x7F000000): ${options.map((o) => o.splits).join(', ')}`,
+    `feasible splits (C ${problem.C} in slices of whole ${spec.c_tail === 0 ? `ck ${spec.ck}` : `c_tail ${spec.c_tail}`} runs, the smallest count per longest slice, workspace <= 0x7F000000): ${options.map((o) => o.splits).join(', ')}`,
   ];
   const done = (pick: SplitOption, why: string): SplitChoice => ({
     ...pick,
     residency: res,
     options,
-    explain: [...head, `chose splits ${pick.splits}: ${why} (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves, ${pick.channelsPerSplit} channels per split, workspace ${pick.workspaceBytes} bytes)`],
+    explain: [...head, `chose splits ${pick.splits}: ${why} (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves, ${pick.channelsPerSplit} channels in the longest split, workspace ${pick.workspaceBytes} bytes)`],
   });
   if (minWaves === undefined) {
     const costs = options.map((o) => ({ o, us: estimateCost(spec, problem, o.splits, coefficients).us }));

@@ -196,7 +196,7 @@ describe('validate: warpgroup MMA (m64nNk16) rules', () => {
     // The epilogue stores channel pairs and guards k < K only: K must be a multiple of 8.
     expect(reasonOf(wgmmaSpec(), problem3x3({ K: 36 }))).toBe('K 36 is not a multiple of 8 (k_tail false)');
     expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 4)).toBe('ok');
-    expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 8)).toBe('C/splits = 8 channels per split is not a multiple of ck 16');
+    expect(reasonOf(wgmmaSpec({ variant: 'split_c' }), problem3x3({ C: 64 }), 8)).toBe('splits 8 leaves a slice without channels: C 64 is 4 runs of ck 16');
   });
 });
 
@@ -240,16 +240,16 @@ describe('validate: split_c split counts', () => {
   const split = gfx950Spec({ variant: 'split_c', ck: 16 });
   const p = problem3x3({ C: 256, K: 128 });
 
-  it('accepts split counts that leave whole chunks per split, including C/ck', () => {
-    for (const s of [1, 2, 4, 8, 16]) expect(reasonOf(split, p, s)).toBe('ok');
+  it('accepts split counts that leave whole chunks per split, uneven ones and C/ck included', () => {
+    for (const s of [1, 2, 3, 4, 7, 8, 16]) expect(reasonOf(split, p, s)).toBe('ok');
   });
 
   it('rejects bad split counts with reasons', () => {
     expect(reasonOf(split, p, 0)).toBe('splits must be an integer >= 1 (got 0)');
     expect(reasonOf(split, p, -2)).toBe('splits must be an integer >= 1 (got -2)');
     expect(reasonOf(split, p, 1.5)).toBe('splits must be an integer >= 1 (got 1.5)');
-    expect(reasonOf(split, p, 3)).toBe('splits 3 does not divide C 256');
-    expect(reasonOf(split, p, 32)).toBe('C/splits = 8 channels per split is not a multiple of ck 16');
+    expect(reasonOf(split, p, 32)).toBe('splits 32 leaves a slice without channels: C 256 is 16 runs of ck 16');
+    expect(reasonOf(gfx950Spec({ variant: 'split_c', ck: 32, c_tail: 8 }), problem3x3({ C: 72 }), 10)).toBe('splits 10 leaves a slice without channels: C 72 is 9 runs of c_tail 8');
     expect(reasonOf(gfx950Spec(), p, 2)).toBe('splits 2 needs the split_c variant (dense runs the whole channel loop)');
     expect(reasonOf(split, undefined, 0)).toBe('splits must be an integer >= 1 (got 0)');
   });

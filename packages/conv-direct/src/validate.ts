@@ -10,6 +10,7 @@ import { pointwiseSpecReason } from './pointwise.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
 import { SpecSchema, specGeometry, type Spec } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
+import { splitUnit } from './split-slices.js';
 
 /** Outcome of validation. */
 export type Validation = { ok: true } | { ok: false; reason: string };
@@ -223,10 +224,9 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   }
   if (s.variant === 'split_c') {
     if (!Number.isInteger(splits) || splits < 1) return `splits must be an integer >= 1 (got ${splits})`;
-    if (p.C % splits !== 0) return `splits ${splits} does not divide C ${p.C}`;
-    const perSplit = p.C / splits;
-    const unit = s.c_tail === 0 ? s.ck : s.c_tail;
-    if (perSplit % unit !== 0) return `C/splits = ${perSplit} channels per split is not a multiple of ${s.c_tail === 0 ? `ck ${s.ck}` : `the channel run c_tail ${s.c_tail}`}`;
+    // Slices are whole channel runs, uneven by at most one run (split-slices.ts); none may be empty.
+    const unit = splitUnit(s);
+    if (splits * unit > p.C) return `splits ${splits} leaves a slice without channels: C ${p.C} is ${p.C / unit} runs of ${s.c_tail === 0 ? `ck ${s.ck}` : `c_tail ${s.c_tail}`}`;
     const wsBytes = WORKSPACE_ELEMENT_BYTES * splits * p.N * geo.Ho * geo.Wo * p.K;
     if (wsBytes > MAX_TENSOR_BYTES) {
       return `workspace [splits ${splits}, N ${p.N}, Ho ${geo.Ho}, Wo ${geo.Wo}, K ${p.K}] fp32 is ${wsBytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})`;

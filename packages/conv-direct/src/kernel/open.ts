@@ -9,6 +9,7 @@ import { kernargTable, type KernargEntry, type KernargName } from '../abi.js';
 import { ELEMENT_BYTES } from '../problem.js';
 import { kernelName, type Spec, type SpecGeometry } from '../spec.js';
 import { MAX_TENSOR_BYTES } from '../targets.js';
+import { splitUnit } from '../split-slices.js';
 
 /** How chunks move from global memory to LDS. */
 export type StagingSchedule =
@@ -127,8 +128,10 @@ export interface BuildMutation {
 }
 
 /**
- * The input channels a dense or split_c workgroup reduces: all C, or split s's slice
- * [s*C/splits, (s+1)*C/splits); `trips` chunks of ck, never zero (max(chunks, 1)), so LLVM needs
+ * The input channels a dense or split_c workgroup reduces: all C, or split s's slice of whole
+ * channel runs (ck, or c_tail with tails) as `splitSlice` (../split-slices.ts) divides them:
+ * [⌊s·runs/splits⌋, ⌊(s+1)·runs/splits⌋) runs, so uneven counts are fine. `trips` chunks of ck,
+ * never zero (max(chunks, 1); validation keeps splits ≤ runs, so no slice is empty), so LLVM needs
  * no zero-trip guard before the prefetch. With channel tails the last chunk may be partial
  * (ceil-divided) and `cEnd` is the slice's end; without, the channel count is a multiple of ck.
  */
@@ -141,13 +144,18 @@ export function emitChannelSlice(
 ): { c0: Value; cEnd: Value | undefined; trips: Value } {
   let c0: Value = b.i32(0);
   let count = args.C;
+  let c1: Value | undefined;
   if (splitIdx) {
-    count = b.udiv(args.C, variantArg(args, 'splits'), 'c.per.split');
-    c0 = b.mul(splitIdx, count, 'c.start');
+    const unit = splitUnit(spec);
+    const splits = variantArg(args, 'splits');
+    const runs = b.udiv(args.C, unit, 'c.runs');
+    c0 = b.mul(b.udiv(b.mul(splitIdx, runs), splits), unit, 'c.start');
+    c1 = b.mul(b.udiv(b.mul(b.add(splitIdx, 1), runs), splits), unit, 'c.end');
+    count = b.sub(c1, c0, 'c.per.split');
   }
   const tail = spec.c_tail !== 0;
   const chunks = tail && !dropTail ? b.udiv(b.add(count, spec.ck - 1), spec.ck) : b.udiv(count, spec.ck);
-  const cEnd = !tail ? undefined : splitIdx ? b.add(c0, count, 'c.end') : args.C;
+  const cEnd = !tail ? undefined : (c1 ?? args.C);
   return { c0, cEnd, trips: b.umax(chunks, 1, 'chunks') };
 }
 

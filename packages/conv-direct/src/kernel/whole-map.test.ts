@@ -11,6 +11,7 @@ import { problemGeometry, type Problem } from '../problem.js';
 import { kernelName, specFromJson, canonicalSpecJson, type Spec } from '../spec.js';
 import { specFromKernelName } from '../ranker/spec-from-name.js';
 import { problem3x3, wgmmaSpec } from '../test-fixtures.js';
+import { splitSlice, splitUnit } from '../split-slices.js';
 import { validate } from '../validate.js';
 import { estimateCost } from '../cost-model.js';
 import { wholeMapImages, wholeMapLayout } from '../whole-map.js';
@@ -105,26 +106,27 @@ describe('whole-map dense numerics (interpreter vs naive fp64 conv)', () => {
   });
 });
 
-const split: Case[] = [
-  { name: '4x4 map, tile_n 8, N 8, ck 64 swizzled', spec: wm({ variant: 'split_c', tile_h: 4, tile_w: 4, tile_n: 8, ck: 64 }), problem: p3({ N: 8, H: 4, W: 4, C: 256 }) },
-  { name: '7x7 map, tile_n 1, N 2, two warpgroups', spec: wm({ variant: 'split_c', tile_h: 7, tile_w: 7, tile_k: 128, waves_m: 2, ck: 32 }), problem: p3({ N: 2, H: 7, W: 7, K: 128 }) },
-  { name: '3x3 map, tile_n 4, N 7', spec: wm({ variant: 'split_c', tile_h: 3, tile_w: 3, tile_n: 4, ck: 16 }), problem: p3({ N: 7, H: 3, W: 3 }) },
+const split: (Case & { readonly splits: number })[] = [
+  { name: '4x4 map, tile_n 8, N 8, ck 64 swizzled, 4 chunks in 3 slices', spec: wm({ variant: 'split_c', tile_h: 4, tile_w: 4, tile_n: 8, ck: 64 }), problem: p3({ N: 8, H: 4, W: 4, C: 256 }), splits: 3 },
+  { name: '7x7 map, tile_n 1, N 2, two warpgroups', spec: wm({ variant: 'split_c', tile_h: 7, tile_w: 7, tile_k: 128, waves_m: 2, ck: 32 }), problem: p3({ N: 2, H: 7, W: 7, K: 128 }), splits: 2 },
+  { name: '3x3 map, tile_n 4, N 7, 4 chunks in 3 slices', spec: wm({ variant: 'split_c', tile_h: 3, tile_w: 3, tile_n: 4, ck: 16 }), problem: p3({ N: 7, H: 3, W: 3 }), splits: 3 },
+  { name: '4x4 map, tile_n 4, N 4, channel tail C 40 (5 runs of 8) in 3 slices', spec: wm({ variant: 'split_c', tile_h: 4, tile_w: 4, tile_n: 4, ck: 16, c_tail: 8 }), problem: p3({ N: 4, H: 4, W: 4, C: 40 }), splits: 3 },
 ];
 
-describe('whole-map split_c numerics (splits 2: each fp32 slice is its channel range)', () => {
+describe('whole-map split_c numerics (each fp32 slice is its channel range, uneven slices included)', () => {
   it.each(split.map((c) => [c.name, c] as const))('%s', (_, c) => {
     const p = c.problem;
-    expect(validate(c.spec, p, { splits: 2 })).toEqual({ ok: true });
+    expect(validate(c.spec, p, { splits: c.splits })).toEqual({ ok: true });
     const g = problemGeometry(p);
     const x = randomBits(g.xBytes / 2, p.dtype, 61);
     const w = randomBits(g.wBytes / 2, p.dtype, 67);
-    const run = interpretConv(buildConvKernel(c.spec), p, x, w, { splits: 2 });
+    const run = interpretConv(buildConvKernel(c.spec), p, x, w, { splits: c.splits });
     const ws = run.ws!;
     const slice = p.N * g.Ho * g.Wo * p.K;
-    const cs = p.C / 2;
-    for (let s = 0; s < 2; s++) {
-      const sub = channelSlice(p, x, w, s * cs, cs);
-      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * cs)).toEqual({ count: 0, first: null });
+    for (let s = 0; s < c.splits; s++) {
+      const { c0, c1 } = splitSlice(p.C, splitUnit(c.spec), c.splits, s);
+      const sub = channelSlice(p, x, w, c0, c1 - c0);
+      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
     }
   });
 });

@@ -245,7 +245,8 @@ describe('splitTrials', () => {
     const spec = specs.find((s) => s.ck === 64 && s.tile_k === 32)!;
     expect(spec).toBeDefined();
     const feasible = splitOptions(spec, WIDE).map((o) => o.splits);
-    expect(feasible).toEqual([1, 2, 4, 5, 10, 20]); // C/ck = 20 chunks
+    // C/ck = 20 chunks; uneven slices too, the smallest count per longest slice (3: 7 + 7 + 6 chunks; 6 would leave 4 as 5 does).
+    expect(feasible).toEqual([1, 2, 3, 4, 5, 7, 10, 20]);
     const chosen = chooseSplits(spec, WIDE).splits;
     const trials = splitTrials(spec, WIDE);
     expect(trials[0]).toBe(chosen);
@@ -254,7 +255,7 @@ describe('splitTrials', () => {
     expect(trials.slice(1)).toEqual(rest.slice(0, MAX_SPLIT_TRIALS - 1));
     // ck 16 on a 7x7 map: 32 slices would leave one 16-channel chunk per workgroup.
     const deep = problemCandidates(SMALL_MAP, 'sm_90', { variant: 'split_c' }).valid.find((s) => s.ck === 16)!;
-    expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(splitOptions(deep, SMALL_MAP).map((o) => o.splits)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 32]);
     expect(splitTrials(deep, SMALL_MAP)[0]).toBe(chooseSplits(deep, SMALL_MAP).splits);
   });
   it('stays within the feasible counts, without duplicates, for every split_c candidate', () => {

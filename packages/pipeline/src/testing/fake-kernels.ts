@@ -1,7 +1,7 @@
 // JavaScript bodies for hip-runtime's fake binding that do what the conv and split-reduce kernels
 // do (tests and the bundle self-test use them to run the bench without a GPU), reading every size and pointer from the packed kernarg buffer (so a
 // wrong offset, byte count or launch order in the bench shows up as a wrong result).
-import { kernargLayout, type Problem, type Variant } from '@rocke/conv-direct';
+import { kernargLayout, splitSlice, type Problem, type Variant } from '@rocke/conv-direct';
 import type { FakeKernel, FakeKernelContext } from '@rocke/hip-runtime/testing';
 import type { Epilogue } from '@rocke/ir';
 import { applyEpilogue, convForward, convGeometry, makeProblem, type EpilogueValues } from '@rocke/reference';
@@ -63,10 +63,11 @@ export function fakeConvKernel(
       return;
     }
     const splits = a['splits'] as number;
-    const cs = p.C / splits;
     const ws = ctx.memory(a['ws'] as bigint, a['ws_bytes'] as number);
     for (let s = 0; s < splits; s++) {
-      const part = convForward({ ...p, C: cs }, channelSlice(x, p.C, s * cs, (s + 1) * cs), channelSlice(w, p.C, s * cs, (s + 1) * cs)).y32;
+      // Slices of single channels, uneven as the kernels' (which use runs of ck): the reduce sums them all the same.
+      const { c0, c1 } = splitSlice(p.C, 1, splits, s);
+      const part = convForward({ ...p, C: c1 - c0 }, channelSlice(x, p.C, c0, c1), channelSlice(w, p.C, c0, c1)).y32;
       ws.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), s * part.byteLength);
     }
   };
