@@ -10,7 +10,7 @@
  * or zeros (padding between rows and images, past the map, past N): ck/8 planes of
  * [position][8 channels] (16-byte core-matrix rows), or one 128B-swizzled row per position (ck 64).
  */
-import { bfloat, half, type Builder, type Value } from '@rocke/ir';
+import { bfloat, half, type Builder, type EpilogueStore, type Value } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { wholeMapLayout, type WholeMapLayout } from '../whole-map.js';
@@ -110,7 +110,8 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
    * Accumulator i of thread (warp w, lane l) holds output channel 16w + l/4 + 8·((i>>1)&1) of its
    * m-block and pixel column 8·(i>>2) + 2·(l%4) + (i&1) of its run: each value is stored alone
    * (NHWK; split_c: fp32 into its workspace slice), dropped when its position is padding between
-   * rows or images, past the map, past N or past K. A fused epilogue applies to each value alone.
+   * rows or images, past the map, past N or past K. A fused epilogue goes through the shared
+   * `storeAll` (bias and residual reads batched ahead of the stores), one value per store.
    */
   protected override emitEpilogue(b: Builder, accs: Value[][], o: WgmmaTileOrigin): void {
     const { spec, t, args } = this;
@@ -147,21 +148,37 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
       columns.set(c, entry);
       return entry;
     };
+    // Fused: every value through the shared store epilogue, its bias and residual reads issued ahead of the stores in batches.
+    const fused: (() => EpilogueStore)[] = [];
     for (let m = 0; m < f.mBlocksPerGroup; m++) {
       let start = 0;
       f.runs.forEach((n, run) => {
         const acc = accs[m * f.runs.length + run]!;
         for (let i = 0; i < n / 2; i++) {
-          const col = columnAt(start + 8 * (i >> 2) + (i & 1));
-          const k = b.add(kWarp, m * 64 + 8 * ((i >> 1) & 1));
-          const valid = b.and(col.ok, b.icmp('ult', k, o.K));
-          const off = b.select(valid, b.mul(b.add(col.base, k), eBytes), SENTINEL_OFFSET);
+          const column = start + 8 * (i >> 2) + (i & 1);
+          // Address math emitted when the store is made (fused: as its batch forms), so a thread holds one batch's addresses.
+          const make = () => {
+            const col = columnAt(column);
+            const k = b.add(kWarp, m * 64 + 8 * ((i >> 1) & 1));
+            const valid = b.and(col.ok, b.icmp('ult', k, o.K));
+            const off = b.select(valid, b.mul(b.add(col.base, k), eBytes), SENTINEL_OFFSET);
+            const store = (bb: Builder, v: Value) => t.globalStore(bb, outBuf, off, split ? v : bb.fptrunc(v, outElem), { align: eBytes });
+            return { acc: acc[i]!, store, channel: k, element: () => b.add(col.base, k) };
+          };
           const bias = biases?.[2 * m + ((i >> 1) & 1)];
-          const value = split ? acc[i]! : b.fptrunc(epilogue ? epilogue.apply(b, acc[i]!, { channel: k, element: b.add(col.base, k), ...(bias ? { bias } : {}) }) : acc[i]!, outElem);
-          t.globalStore(b, outBuf, off, value, { align: eBytes });
+          if (epilogue) {
+            fused.push(() => {
+              const { acc: value, store, channel, element } = make();
+              return { acc: value, store, at: { channel, element: element(), ...(bias ? { bias } : {}) } };
+            });
+          } else {
+            const st = make();
+            st.store(b, st.acc);
+          }
         }
         start += n;
       });
     }
+    epilogue?.storeAll(b, fused);
   }
 }
