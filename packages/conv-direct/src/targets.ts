@@ -5,6 +5,7 @@
  * `TARGETS`; the target names are re-exported from there for callers.
  */
 import { isTargetName, TARGET_NAMES, type TargetName } from '@rocke/ir';
+import { MAX_VIEW_BYTES } from '@rocke/split-reduce';
 
 export { isTargetName, TARGET_NAMES, type TargetName };
 
@@ -72,8 +73,12 @@ export const CONV_ATOMS: Readonly<Record<TargetName, readonly AtomName[]>> = {
   sm_90: ['m16n8k16', 'm64nNk16'],
 };
 
-/** Largest byte count any tensor may have per launch: buffer offsets stay i32 with sentinel headroom. */
-export const MAX_TENSOR_BYTES = 0x7f000000;
+/**
+ * Largest byte count any tensor may have per launch: the kernels' buffer views (AMD buffer
+ * descriptors hold a 32-bit count; offsets stay i32 with sentinel headroom). One limit with the
+ * split-reduce pass that reads the same workspace: its `MAX_VIEW_BYTES`.
+ */
+export const MAX_TENSOR_BYTES = MAX_VIEW_BYTES;
 /** Largest flat grid (workgroups): the kernels count workgroups in i32. */
 export const MAX_GRID = 2 ** 31 - 1;
 /** Largest i32. */

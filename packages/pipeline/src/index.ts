@@ -24,7 +24,7 @@ export type { JsonValue } from './hash.js';
 // Compiling kernel families.
 export { compileAll, type CompileAllOptions, type CompileAllProgress, type CompileAllReport, type CompileFailure, type JobStatus } from './compile/compile-all.js';
 export type { AnyFamily, AnyPruner, PruneDecision, PruneInput, Pruner } from './compile/family.js';
-export { LlvmToolchain, TARGETS, type CompiledCode, type KernelCompiler, type TargetName } from './compile/llvm-toolchain.js';
+export { LlvmToolchain, type CompiledCode, type KernelCompiler, type TargetName } from './compile/llvm-toolchain.js';
 export { elfPrunePruner } from './compile/elf-prune-pruner.js';
 
 // The GPU bench, over a family's planner (convPlanner: conv-direct's).

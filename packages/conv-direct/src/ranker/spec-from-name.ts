@@ -2,11 +2,15 @@
  * The inverse of {@link kernelName}: bench rows name their candidates by kernel name only, and the
  * ranker's fit needs the spec behind each name.
  */
+import { ACTIVATIONS, type Activation, type Epilogue } from '@rocke/ir';
 import { DTYPES } from '../problem.js';
 import { kernelName, parseSpec, VARIANTS, type SpecResult } from '../spec.js';
 import { ATOM_NAMES, TARGET_NAMES } from '../targets.js';
 
 const alt = (names: readonly string[]) => names.map((n) => n.replace(/[^a-z0-9]/gi, (c) => `\\${c}`)).join('|');
+
+/** Activations by the tag a fused kernel's name spells them with (@rocke/ir's `epilogueTag`: `leaky_relu` is `leakyrelu`). */
+const ACTIVATION_BY_TAG = new Map<string, Activation>(ACTIVATIONS.map((a) => [a.replace('_', ''), a]));
 
 const NAME = new RegExp(
   [
@@ -23,7 +27,8 @@ const NAME = new RegExp(
     `a(?<atom>${alt(ATOM_NAMES)})`,
     'lp(?<lp>\\d+)(?<db>_db)?',
     'cs(?<cs>[01])x(?<xcds>\\d+)x(?<chunk>\\d+)',
-    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?$',
+    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?' +
+      `(?:_ep(?<act>${alt([...ACTIVATION_BY_TAG.keys()])})(?:_(?<bias>b32|bd))?(?<res>_res)?)?$`,
   ].join('_'),
 );
 
@@ -57,9 +62,15 @@ export function specFromKernelName(name: string): SpecResult {
     ...Object.fromEntries(Object.entries(NUMBER_FIELDS).map(([field, group]) => [field, Number(g[group])])),
     ...Object.fromEntries(Object.entries(OPTIONAL_FIELDS).map(([field, [group, absent]]) => [field, g[group] === undefined ? absent : Number(g[group])])),
     ...(g['whole'] !== undefined ? { whole_map: true } : {}),
+    ...(g['act'] !== undefined ? { epilogue: epilogueOf(g['act'], g['bias'], g['res'] !== undefined) } : {}),
   };
   const parsed = parseSpec(spec);
   if (!parsed.ok) return parsed;
   if (kernelName(parsed.spec) !== name) return { ok: false, reason: `'${name}' does not name its spec canonically (it reads back as ${kernelName(parsed.spec)})` };
   return parsed;
+}
+
+/** The fused epilogue a name's `ep...` tag spells (a bare one written out fails the canonical check). */
+function epilogueOf(act: string, bias: string | undefined, residual: boolean): Epilogue {
+  return { act: ACTIVATION_BY_TAG.get(act)!, bias: bias === 'b32' ? 'fp32' : bias === 'bd' ? 'dtype' : 'none', residual };
 }

@@ -1,7 +1,8 @@
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 import { defaultCacheDir, KernelCache } from '../cache/cache.js';
 import { UsageError, type CliIo } from '../io.js';
-import { isTargetName, TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+import { isTargetName, TARGET_NAMES } from '@rocke/ir';
+import type { TargetName } from '../compile/llvm-toolchain.js';
 import { parseShard, type Shard } from '../compile/shard.js';
 
 /** Options every subcommand takes. */
@@ -49,7 +50,7 @@ export function cacheFrom(values: { 'cache-dir'?: string | undefined }, io: CliI
 export function targetsFrom(values: readonly string[] | string | undefined): TargetName[] | undefined {
   if (values === undefined) return undefined;
   const list = (Array.isArray(values) ? values : [values]).flatMap((v: string) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  for (const t of list) if (!isTargetName(t)) throw new UsageError(`unknown target '${t}' (known: ${TARGETS.join(', ')})`);
+  for (const t of list) if (!isTargetName(t)) throw new UsageError(`unknown target '${t}' (known: ${TARGET_NAMES.join(', ')})`);
   return [...new Set(list)] as TargetName[];
 }
 

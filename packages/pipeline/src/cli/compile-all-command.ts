@@ -12,7 +12,8 @@ import { compileCapped, type CompileCappedOptions } from '../compile/capped.js';
 import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
-import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+import { TARGET_NAMES } from '@rocke/ir';
+import type { TargetName } from '../compile/llvm-toolchain.js';
 import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues, type ProblemSetInput } from './problem-input.js';
 import { formatUncovered, uncoveredSelections, type Uncovered } from './uncovered.js';
 import { compileProgress } from './progress.js';
@@ -81,7 +82,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   }
   for (const n of wanted) if (!byName.has(n)) throw new UsageError(`unknown family '${n}' (known: ${[...byName.keys()].join(', ')})`);
   const targetValues = list(values.target);
-  const targets: TargetName[] = targetValues.includes('all') ? [...TARGETS] : (targetsFrom(targetValues.length ? targetValues : undefined) ?? [DEFAULT_COMPILE_TARGET]);
+  const targets: TargetName[] = targetValues.includes('all') ? [...TARGET_NAMES] : (targetsFrom(targetValues.length ? targetValues : undefined) ?? [DEFAULT_COMPILE_TARGET]);
   const jobs = positiveInt('jobs', values.jobs, availableParallelism());
   const limit = values.limit === undefined ? undefined : positiveInt('limit', values.limit, 1);
   const variants = list(values.variant);

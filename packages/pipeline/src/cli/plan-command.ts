@@ -18,7 +18,8 @@ import {
 import { problemJson } from '../api/kernel-source.js';
 import type { CacheEntry, KernelCache } from '../cache/cache.js';
 import { RecordIntegrityError, RecordStore } from '../cache/records.js';
-import { TARGETS, type TargetName } from '../compile/llvm-toolchain.js';
+import { TARGET_NAMES } from '@rocke/ir';
+import type { TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
 import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { UsageError } from '../io.js';
@@ -228,7 +229,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const input = problemSetFromValues(values, io);
   if (!input) throw new UsageError('plan needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
-  const targets: TargetName[] = values.target === 'all' ? [...TARGETS] : (targetsFrom(values.target) ?? ['gfx950']);
+  const targets: TargetName[] = values.target === 'all' ? [...TARGET_NAMES] : (targetsFrom(values.target) ?? ['gfx950']);
   if (values.variant !== undefined && !(VARIANTS as readonly string[]).includes(values.variant)) {
     throw new UsageError(`unknown variant '${values.variant}' (known: ${VARIANTS.join(', ')})`);
   }

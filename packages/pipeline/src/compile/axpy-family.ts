@@ -1,6 +1,7 @@
 import type { BuiltKernel, Family, KernelCandidate } from '@rocke/ir';
 import { z } from 'zod';
-import { TARGETS, type TargetName } from './llvm-toolchain.js';
+import { TARGET_NAMES } from '@rocke/ir';
+import type { TargetName } from './llvm-toolchain.js';
 
 /**
  * Spec of an {@link axpyFamily} kernel: `y[i] = scale * x[i] + y[i]` over `i < n`.
@@ -41,7 +42,7 @@ export function axpyFamily(options: AxpyFamilyOptions = {}): Family<AxpySpec | B
   const brokenCount = options.brokenCount ?? 0;
   return {
     name: 'axpy',
-    targets: options.targets ?? TARGETS,
+    targets: options.targets ?? TARGET_NAMES,
     // The IR text is written in this file; bump when it changes.
     emitter: 'axpy/2',
     schema: z.union([AxpySpecSchema, BrokenSpecSchema]),

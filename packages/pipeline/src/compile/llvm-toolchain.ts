@@ -1,19 +1,11 @@
-import { compile, findToolchain, getTarget, sweepStaleTempDirs, TARGET_NAMES, TOOLCHAIN_TEMP_PREFIX, toolchainFingerprint, ToolError, ToolchainError, type Toolchain, type TargetName as IrTargetName } from '@rocke/ir';
+import { compile, findToolchain, getTarget, sweepStaleTempDirs, TOOLCHAIN_TEMP_PREFIX, toolchainFingerprint, ToolError, ToolchainError, type Toolchain, type TargetName } from '@rocke/ir';
 import type { CodeKind } from '../cache/cache.js';
 
 export { ToolError };
+/** A target the pipeline compiles for: every target @rocke/ir defines (`TARGET_NAMES`, `isTargetName`). */
+export type { TargetName };
 
 let staleSwept = false;
-
-/** One of {@link TARGETS}: @rocke/ir's target names. */
-export type TargetName = IrTargetName;
-/** Targets the pipeline compiles for: every target @rocke/ir defines. */
-export const TARGETS: readonly TargetName[] = TARGET_NAMES;
-
-/** True for a name in {@link TARGETS}. */
-export function isTargetName(name: string): name is TargetName {
-  return (TARGETS as readonly string[]).includes(name);
-}
 
 /** A compiled code object. */
 export interface CompiledCode {
