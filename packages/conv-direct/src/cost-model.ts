@@ -16,7 +16,7 @@ import { launchGrid } from './grid.js';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import { fragmentLoadsPerMma } from './fragments.js';
 import { residency } from './residency.js';
-import { outputElementBytes, outputStoreRun } from './store-path.js';
+import { fittedStoreRun, outputElementBytes } from './store-path.js';
 import { specGeometry, wgmmaLds, type Spec } from './spec.js';
 import { longestSlice, splitUnit } from './split-slices.js';
 import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
@@ -142,8 +142,8 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
     stage: (busiest * w.stagedBytes * us) / rates.l2BytesPerUnit,
     lds: (busiest * w.ldsReadBytes * us) / rates.ldsBytesPerUnit,
     // The store unit handles one cache line per clock: a store instruction whose lanes write
-    // runs of r bytes per pixel costs one line per run, up to a whole line.
-    store: (busiest * w.storeBytes * us) / (Math.min(outputStoreRun(spec), LINE_BYTES) * rates.clock),
+    // runs of r bytes per pixel costs one line per run, up to a whole line (see fittedStoreRun).
+    store: (busiest * w.storeBytes * us) / (Math.min(fittedStoreRun(spec), LINE_BYTES) * rates.clock),
     dram: ((g.bytes + wsBytes) * us) / rates.dramBytes,
     // The first chunk's loads are exposed in every residency round; later ones overlap `stages` deep.
     latency: rounds * rates.loadLatency * (1 + (w.chunks - 1) / w.stages) * us,

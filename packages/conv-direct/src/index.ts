@@ -199,7 +199,7 @@ export {
   type CostTerm,
   type TargetRates,
 } from './cost-model.js';
-export { outputStoreRun, stagesOutputInLds } from './store-path.js';
+export { outputStaging, outputStoreRun, stagesOutputInLds, type OutputStaging } from './store-path.js';
 export { TARGET_WAVES, chooseSplits, splitOptions, type SplitChoice, type SplitOption } from './split-chooser.js';
 export { longestSlice, splitSlice, splitUnit } from './split-slices.js';
 export { chooseGroupMerge, mergeRow, rankGroupedSpecs, type MergeChoice, type MergeRow, type RankedGroupedSpec } from './merge-chooser.js';

@@ -69,7 +69,6 @@ function validateSpecOnly(s: Spec): string | null {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
   if (s.epilogue && isBareEpilogue(s.epilogue)) return 'epilogue: a bare epilogue (act none, no bias, no residual) is written by leaving the field out';
-  if (s.epilogue && s.k_tail) return 'epilogue: output-channel tail stores (k_tail) do not fuse an epilogue yet';
   if (s.epilogue && s.variant === 'split_c') {
     return "epilogue: split_c writes fp32 partial sums; its epilogue runs in the split-reduce pass after the fold (give it to the reduce's spec)";
   }
@@ -101,7 +100,6 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} is not a multiple of 8 (16-byte aligned LDS vectors)`;
   const hint = targetHintReason(s);
   if (hint) return hint;
-  if (s.k_tail && s.epilogue) return 'k_tail with a fused epilogue: the epilogue runs on whole channel runs (use K a multiple of 8 and k_tail false)';
   if (s.variant !== 'grouped' && s.group_merge !== 1) {
     return `group_merge ${s.group_merge} needs the grouped variant (${s.variant} specs use 1)`;
   }

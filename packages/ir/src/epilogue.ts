@@ -115,13 +115,14 @@ export interface StoreEpilogue {
   apply(b: Builder, acc: Value, at: EpiloguePosition): Value;
   /**
    * A thread's stores through the epilogue, its bias and residual reads issued ahead of them: in
-   * batches that hold at most {@link PREFETCH_REGISTERS} registers of reads, every read of a batch
+   * batches that hold at most `registers` ({@link PREFETCH_REGISTERS} unless the kernel knows its
+   * registers are free, e.g. once its accumulators are staged in LDS) of reads, every read of a batch
    * precedes the batch's first store. Interleaved, each read would sit behind the previous store in
    * program order, which neither LLVM nor ptxas may reorder (the buffers may alias y), so every
    * store would expose a full memory latency. Each store is made (its address math emitted) as its
    * batch forms, so a thread holds the addresses of one batch, not of all its stores.
    */
-  storeAll(b: Builder, stores: readonly (() => EpilogueStore)[]): void;
+  storeAll(b: Builder, stores: readonly (() => EpilogueStore)[], registers?: number): void;
   /** The fp32 bias of `n` consecutive channels from `channel`, for {@link EpiloguePosition.bias}; undefined without a bias. */
   loadBias(b: Builder, channel: Value, n: number): Value[] | undefined;
   /** The residual run of `n` elements from element `element`, as loaded, for {@link EpiloguePosition.residual}; undefined without a residual. */
@@ -179,7 +180,7 @@ export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' |
       const values = valuesOf(bb, acc);
       return finish(bb, values, at.bias ? [...at.bias] : loadBias(bb, at.channel, values.length), at.residual ? [...at.residual] : loadResidual(bb, at.element, values.length));
     },
-    storeAll(bb, stores) {
+    storeAll(bb, stores, budget = PREFETCH_REGISTERS) {
       const registers = (s: EpilogueStore) =>
         (residual && !s.at.residual ? runRegisters(outType, runOf(s.acc)) : 0) + (bias && !s.at.bias ? runRegisters(bias.type, runOf(s.acc)) : 0);
       let batch: EpilogueStore[] = [];
@@ -196,7 +197,7 @@ export function openEpilogue(t: Target, b: Builder, e: Epilogue, dtype: 'fp16' |
       for (const make of stores) {
         const s = make();
         const need = registers(s);
-        if (batch.length > 0 && held + need > PREFETCH_REGISTERS) flush();
+        if (batch.length > 0 && held + need > budget) flush();
         batch.push(s);
         held += need;
       }

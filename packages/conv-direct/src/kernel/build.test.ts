@@ -118,10 +118,10 @@ describe('buildConvKernel', () => {
     expect(printModule(buildConvKernel(amd).module)).not.toContain('nvvm.minctasm');
   });
 
-  it('sm_90a warpgroup MMA: descriptors into core-matrix LDS, cp.async, direct epilogue, sized as plan() launches it', () => {
+  it('sm_90a warpgroup MMA: descriptors into core-matrix LDS, cp.async, the staged store, sized as plan() launches it', () => {
     const spec = wgmmaSpec({ tile_h: 16, tile_k: 128, ck: 32, waves_n: 2 });
     const k = buildConvKernel(spec);
-    expect([k.schedule, k.fragmentLoad, k.weightLayout, k.epilogue]).toEqual(['async-copy', 'descriptor', 'core-matrix', 'direct']);
+    expect([k.schedule, k.fragmentLoad, k.weightLayout, k.epilogue]).toEqual(['async-copy', 'descriptor', 'core-matrix', 'lds-staged']);
     const l = plan(spec, problem3x3({ C: 64, K: 128 }), 'sm_90').launches[0]!;
     expect([l.block, l.sharedBytes, l.kernelName]).toEqual([[k.threads, 1, 1], k.dynamicSharedBytes, k.name]);
     expect([k.threads, k.dynamicSharedBytes]).toEqual([256, specGeometry(spec).ldsBytes]);

@@ -12,6 +12,7 @@ import { launchSequence } from '../launches.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { kernelName, type Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, pointwiseSpec, problem1x1, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
+import { outputStaging } from '../store-path.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -31,10 +32,10 @@ function data(p: Problem, e: Epilogue) {
 }
 
 /** The fp64 expectation of `e` (or of `act` in its place, or without the bias) and the check of `y` against it. */
-function check(p: Problem, y: Uint16Array, e: Epilogue, d: ReturnType<typeof data>, over: { act?: Activation; dropBias?: boolean } = {}) {
+function check(p: Problem, y: Uint16Array, e: Epilogue, d: ReturnType<typeof data>, over: { act?: Activation; dropBias?: boolean; dropResidual?: boolean } = {}) {
   const g = problemGeometry(p);
   const conv = naiveConv(p, d.x, d.w);
-  const { expected, scaleRms } = withEpilogue(conv, p.K, p.dtype, { act: over.act ?? e.act, scalars: SCALARS, bias: over.dropBias ? undefined : d.bias, residual: d.residual });
+  const { expected, scaleRms } = withEpilogue(conv, p.K, p.dtype, { act: over.act ?? e.act, scalars: SCALARS, bias: over.dropBias ? undefined : d.bias, residual: over.dropResidual ? undefined : d.residual });
   return mismatches(Array.from(y, fromBits(p.dtype)), expected, p.dtype, p.R * p.S * g.cpg, scaleRms);
 }
 
@@ -64,20 +65,67 @@ describe('dense: every activation with bias and residual, on gfx950 (MFMA) and s
   }
 });
 
-describe('mma builders: the fused store through the fp32 LDS tile, and direct where that tile does not fit', () => {
+describe('the staged store: the fp32 tile through LDS, in bands where the whole tile exceeds the mainloop LDS, else direct', () => {
   const pointwise = (o: Partial<Problem> = {}) => small({ R: 1, S: 1, padH: 0, padW: 0, ...o });
   const oneByOne = { R: 1, S: 1, pad_h: 0, pad_w: 0 } as const;
   it.each([
-    ['sm_90 3x3 t8x16x32, two images per tile', sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2, double_buffer: true, epilogue: full }), small({ N: 3 }), 'lds-staged'],
-    ['gfx950 3x3 t8x16x32 (16x16x32), two images per tile', gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2, tile_n: 2, epilogue: full }), small({ N: 3 }), 'lds-staged'],
-    ['gfx950 3x3 t8x32x64 (32x32x16)', gfx950Spec({ epilogue: full }), small({ W: 20 }), 'direct'],
-    ['sm_90 1x1 ck16 t8x16x64 single-buffered', sm90Spec({ ...oneByOne, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), 'direct'],
-    ['gfx950 1x1 ck16 t8x16x64 (16x16x32)', gfx950Spec({ ...oneByOne, atom: '16x16x32', tile_w: 16, tile_k: 64, ck: 32, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), 'direct'],
-  ] as const)('%s', (_, spec, p, store) => {
-    expect(buildConvKernel(spec).epilogue).toBe(store);
+    ['sm_90 3x3 t8x16x32, two images per tile', sm90Spec({ tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2, double_buffer: true, epilogue: full }), small({ N: 3 }), 1],
+    ['gfx950 3x3 t8x16x32 (16x16x32), two images per tile', gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 2, tile_n: 2, epilogue: full }), small({ N: 3 }), 1],
+    ['gfx950 3x3 t8x32x64 (32x32x16)', gfx950Spec({ epilogue: full }), small({ W: 20 }), 2],
+    ['sm_90 1x1 ck16 t8x16x64 single-buffered (no band fits: direct)', sm90Spec({ ...oneByOne, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), undefined],
+    ['gfx950 1x1 ck16 t8x16x64 (16x16x32)', gfx950Spec({ ...oneByOne, atom: '16x16x32', tile_w: 16, tile_k: 64, ck: 32, waves_m: 2, waves_n: 2, epilogue: full }), pointwise(), 4],
+    ['sm_90 pointwise t8x16x128 w1x4 (bands of one row per wave)', pointwiseSpec(sm90Spec({ tile_w: 16, tile_k: 128, ck: 32, waves_m: 1, waves_n: 4, double_buffer: true }), { epilogue: full }), problem1x1({ N: 1, H: 9, W: 30, C: 64, K: 128 }), 2],
+    ['wgmma t16x16x64 ck64 w1x2 (one band)', wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2, epilogue: full }), small({ H: 14, W: 18, C: 64, K: 64 }), 1],
+  ] as const)('%s', (_, spec, p, passes) => {
+    expect(buildConvKernel(spec).epilogue).toBe(passes ? 'lds-staged' : 'direct');
+    expect(outputStaging(spec)?.passes).toBe(passes);
     const { y, d } = runFused(spec, p);
     expect(check(p, y, full, d)).toEqual({ count: 0, first: null });
     expect(check(p, y, full, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
+    expect(check(p, y, full, d, { dropResidual: true }).count).toBeGreaterThan(y.length / 4);
+  });
+});
+
+describe('every activation with bias and residual through the staged store: grouped, pointwise and wgmma dense, on gfx950 and sm_90', () => {
+  const grouped = { variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 } as const;
+  const pw = problem1x1({ N: 2, H: 5, W: 9, C: 64, K: 64 });
+  const variants = {
+    gfx950: [
+      (e: Epilogue) => [gfx950Spec({ ...grouped, atom: '16x16x32', epilogue: e }), small({ C: 64, groups: 8 })] as const,
+      (e: Epilogue) => [pointwiseSpec(gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2 }), { epilogue: e }), pw] as const,
+    ],
+    sm_90: [
+      (e: Epilogue) => [sm90Spec({ ...grouped, double_buffer: true, epilogue: e }), small({ C: 64, groups: 8 })] as const,
+      (e: Epilogue) => [pointwiseSpec(wgmmaSpec({ ck: 32, tile_w: 16, waves_n: 2 }), { epilogue: e }), pw] as const,
+      (e: Epilogue) => [wgmmaSpec({ epilogue: e }), small({ H: 10, W: 12, K: 40 })] as const,
+    ],
+  };
+  for (const [target, makers] of Object.entries(variants)) {
+    // Each activation on one variant, the variants in turn: every variant sees several activations.
+    it.each(ACTIVATIONS.filter((a) => a !== 'none').map((act, i) => [act, i] as const))(`${target} %s`, (act, i) => {
+      const e: Epilogue = { act, bias: i % 2 === 0 ? 'fp32' : 'dtype', residual: true };
+      const [spec, p] = makers[i % makers.length]!(e);
+      expect(buildConvKernel(spec).epilogue).toBe('lds-staged');
+      const { y, d } = runFused(spec, p);
+      expect(check(p, y, e, d)).toEqual({ count: 0, first: null });
+      expect(check(p, y, e, d, { dropResidual: true }).count).toBeGreaterThan(y.length / 4);
+    });
+  }
+});
+
+describe('output-channel tails (k_tail) fuse the epilogue channel by channel', () => {
+  const tail = { k_tail: true } as const;
+  it.each([
+    ['gfx950 MFMA dense K 20', gfx950Spec({ atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1, waves_n: 2, ...tail, epilogue: full }), small({ K: 20 })],
+    ['sm_90 mma.sync grouped gm4 (K 40: 4 groups of 10 merged)', sm90Spec({ variant: 'grouped', group_merge: 4, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, ...tail, epilogue: { act: 'relu6', bias: 'dtype', residual: true } }), small({ C: 64, K: 40, groups: 4 })],
+    ['wgmma dense K 44, gelu + fp32 bias + residual', wgmmaSpec({ ...tail, epilogue: { act: 'gelu', bias: 'fp32', residual: true } }), small({ H: 10, W: 12, K: 44 })],
+    ['wgmma pointwise s2 K 12', pointwiseSpec(wgmmaSpec({ ck: 32, tile_w: 16, waves_n: 2 }), { stride_h: 2, stride_w: 2, ...tail, epilogue: full }), problem1x1({ N: 2, H: 7, W: 9, C: 32, K: 12, strideH: 2, strideW: 2 })],
+  ] as const)('%s', (_, spec, p) => {
+    expect(buildConvKernel(spec).epilogue).toBe('direct');
+    const { y, d } = runFused(spec, p);
+    expect(check(p, y, spec.epilogue!, d)).toEqual({ count: 0, first: null });
+    expect(check(p, y, spec.epilogue!, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
+    expect(check(p, y, spec.epilogue!, d, { dropResidual: true }).count).toBeGreaterThan(y.length / 4);
   });
 });
 
@@ -182,7 +230,6 @@ describe('the epilogue field', () => {
     });
     expect(validate(sm90Spec({ variant: 'split_c', epilogue: full }), p)).toMatchObject({ ok: false, reason: expect.stringMatching(/^epilogue: split_c writes fp32 partial sums/) });
     expect(validate({ ...sm90Spec(), epilogue: { ...full, alpha: 2 } }, p)).toMatchObject({ ok: false });
-    expect(validate(sm90Spec({ k_tail: true, epilogue: full }), p)).toEqual({ ok: false, reason: 'epilogue: output-channel tail stores (k_tail) do not fuse an epilogue yet' });
     expect(validate({ ...sm90Spec(), epilogue: { act: 'tanh', bias: 'none', residual: false } }, p)).toMatchObject({ ok: false });
   });
 });

@@ -29,7 +29,7 @@ import { residency } from '../residency.js';
 import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
-import { outputElementBytes, stagedElementBytes, stagedOutputStride, stagesOutputInLds } from '../store-path.js';
+import { stagesOutputInLds } from '../store-path.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
 import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
@@ -49,6 +49,7 @@ import {
   type StagingSchedule,
 } from './open.js';
 import { emitPixelOutput, emitPixelSource } from './pixels.js';
+import { emitStagedTileStore, stagedTile } from './staged-store.js';
 import { usesAsyncCopy, weightPieceElems } from './schedule.js';
 
 /** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
@@ -137,13 +138,8 @@ class MmaConvBuilder {
   private readonly xStageBytes: number;
   private readonly wStageBytes: number;
   private readonly stages: number;
-  /** Whether the output tile goes through LDS (16-byte global stores), and its pixel stride in elements. */
+  /** Whether the output tile goes through LDS (16-byte global stores, kernel/staged-store.ts). */
   private readonly stagedEpilogue: boolean;
-  private readonly outStride: number;
-  /** Bytes per output element: 2 (y) or 4 (split_c's fp32 workspace). */
-  private readonly outBytes: number;
-  /** Bytes per element of the LDS output tile: 4 (fp32) for split_c and for a fused epilogue, else 2. */
-  private readonly stageBytes: number;
   /** Vector elements of one weight staging slot, and of the pieces it loads in. */
   private readonly wSlotElems: number;
   private readonly wPieceElems: number;
@@ -179,10 +175,6 @@ class MmaConvBuilder {
     const async = usesAsyncCopy(spec);
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
     this.schedule = async ? 'async-copy' : 'register-prefetch';
-    // split_c and a fused epilogue stage fp32: 4-byte elements, 16-byte vectors of 4.
-    this.outBytes = outputElementBytes(spec);
-    this.stageBytes = stagedElementBytes(spec);
-    this.outStride = stagedOutputStride(spec);
     // Output-channel tails store channel by channel: such kernels store directly.
     this.stagedEpilogue = stagesOutputInLds(spec);
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
@@ -665,130 +657,57 @@ class MmaConvBuilder {
   }
 
   /**
-   * Output through LDS: every lane writes its converted accumulators into an LDS tile
-   * `[pixel][tile_k + 8]`, then the workgroup stores it as 16-byte vectors of 8 channels, a pixel's
-   * channels contiguous (NHWK), so global writes are coalesced whatever the atom's C layout
-   * (mma.sync lanes hold one channel per pixel pair). Used when the tile fits in the LDS the kernel
-   * already has; bounds checks go through the sentinel as in {@link emitEpilogue}. A fused epilogue
-   * stages fp32 and runs on each 16-byte vector's channels after the LDS read, so its bias and
-   * residual are read as the same whole vectors the store writes.
+   * Output through LDS (kernel/staged-store.ts): every lane writes its accumulators' runs into the
+   * staged tile (converted, or fp32 under a fused epilogue), band by band, and the workgroup stores
+   * the tile as 16-byte vectors. A band holds rows [p * bandRows, (p + 1) * bandRows) of every wave's rows.
    */
   private emitStagedEpilogue(b: Builder, accs: Value[], o: EpilogueInputs, tid: Value, ldsAt: (o: Value) => Value): void {
     const { spec, g, atom, t, args } = this;
-    const split = spec.variant === 'split_c';
-    const E = this.outBytes;
-    const S = this.stageBytes;
-    const outElem = split ? f32 : spec.dtype === 'bf16' ? bfloat : half;
-    const stageElem = S === E ? outElem : f32;
-    const perVec = 16 / E; // elements per 16-byte vector
+    const tile = stagedTile(spec);
+    const S = tile.elementBytes;
     const runs = vectorRuns(outputCoord(atom), atom.lanes, atom.cType.count, 16 / S);
     const laneRuns = runs.map((r) => {
       const c = atom.cAt(b, o.lane, r.start);
-      // Tile pixel (row-major over tile_h x tile_w) and tile channel of the run's first element.
-      const pix = b.add(b.mul(b.mul(o.wn, g.rowsPerWave), spec.tile_w), c.col);
+      // Band pixel (row-major over the band's rows x tile_w) and tile channel of the run's first element.
+      const pix = b.add(b.mul(b.mul(o.wn, tile.bandRows), spec.tile_w), c.col);
       const kt = b.add(b.mul(o.wm, g.mTilesPerWave * atom.m), c.row);
-      return { run: r, base: b.mul(b.add(b.mul(pix, this.outStride), kt), S, 'out.lds') };
+      return { run: r, base: b.mul(b.add(b.mul(pix, tile.stride), kt), S, 'out.lds') };
     });
-    const convert = (v: Value, count: number) => (stageElem === f32 ? v : b.fptrunc(v, count === 1 ? outElem : vec(count, outElem)));
-    // Every wave is done reading the staged chunks before the tile overwrites them.
-    t.barrier(b);
-    for (let mt = 0; mt < g.mTilesPerWave; mt++)
-      for (let row = 0; row < g.rowsPerWave; row++)
-        for (let cb = 0; cb < g.colBlocks; cb++) {
-          const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
-          const off = ((row * spec.tile_w + cb * atom.n) * this.outStride + mt * atom.m) * S;
-          for (const { run, base } of laneRuns) {
-            const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
-            const val = convert(lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes), lanes.length);
-            b.store(val, ldsAt(b.add(base, off)), { align: S * run.length });
+    const writeBand = (pass: number) => {
+      for (let mt = 0; mt < g.mTilesPerWave; mt++)
+        for (let row = pass * tile.bandRows; row < (pass + 1) * tile.bandRows; row++)
+          for (let cb = 0; cb < g.colBlocks; cb++) {
+            const acc = accs[(mt * g.rowsPerWave + row) * g.colBlocks + cb]!;
+            const off = (((row - pass * tile.bandRows) * spec.tile_w + cb * atom.n) * tile.stride + mt * atom.m) * S;
+            for (const { run, base } of laneRuns) {
+              const lanes = Array.from({ length: run.length }, (_, e) => run.start + e);
+              const val = tile.convert(b, lanes.length === 1 ? b.extractElement(acc, lanes[0]!) : b.shuffleVector(acc, acc, lanes), lanes.length);
+              b.store(val, ldsAt(b.add(base, off)), { align: S * run.length });
+            }
           }
-        }
-    t.barrier(b);
-    const outBuf = this.outputBuffer(b);
-    const sliceBase = emitOutputSliceBase(b, args, o.splitIdx);
-    // Element offset of an image's output (its split slice and channel block included).
-    const imageOffset = (image: Value) => {
-      const imageBase = b.mul(image, args.y_stride_n, 'y.image');
-      const imageSlice = sliceBase ? b.add(sliceBase, imageBase) : imageBase;
-      return o.kOffset ? b.add(imageSlice, o.kOffset, 'y.image.k') : imageSlice;
     };
-    const window = o.place.flat ? undefined : o.place;
-    const tileImageK = window && spec.tile_n === 1 ? imageOffset(window.image) : undefined;
-    const perPixel = spec.tile_k / perVec;
-    // Pixels of the tile's virtual rows (tile_n images of tile_h rows each).
-    const vectors = spec.tile_n * spec.tile_h * spec.tile_w * perPixel;
-    const epilogue = openStoreEpilogue(t, b, spec);
-    const channelOf = (k: Value) => (o.kOffset ? b.add(o.kOffset, k) : k);
-    // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
-    const bias = epilogue && this.threads % perPixel === 0 ? epilogue.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec) : undefined;
-    const fused: (() => EpilogueStore)[] = [];
-    /** The thread's j-th 16-byte vector of the tile: its LDS value, y offset (sentinel when out of range), element and channel. */
-    const vectorAt = (j: number) => {
-      let v = b.add(tid, j * this.threads, `out.v${j}`);
-      const inTile = vectors % this.threads !== 0 && (j + 1) * this.threads > vectors ? b.icmp('ult', v, vectors) : undefined;
-      // Threads past the tile re-read its last vector and store it nowhere.
-      if (inTile) v = b.umin(v, vectors - 1);
-      const kv = b.urem(v, perPixel);
-      const pix = b.udiv(v, perPixel);
-      let valid: Value;
-      let elemOf: () => Value;
-      let k: Value;
-      if (!window) {
-        // Pointwise: the tile's pix-th flat pixel.
-        const out = emitPixelOutput(b, args, o.place.flat!, pix);
-        k = b.add(o.kBase, b.mul(kv, perVec));
-        valid = b.and(out.ok, b.icmp('ult', k, o.kLimit));
-        elemOf = () => b.add(out.elem, k);
-      } else {
-        let imageK = tileImageK;
-        let oh: Value;
-        let imageOk: Value | undefined;
-        if (spec.tile_n === 1) oh = b.add(window.oh0, b.udiv(pix, spec.tile_w));
-        else {
-          const vrow = b.udiv(pix, spec.tile_w);
-          const image = b.add(window.image, b.udiv(vrow, spec.tile_h), 'out.image');
-          imageOk = b.icmp('ult', image, args.N);
-          imageK = imageOffset(image);
-          oh = b.add(window.oh0, b.urem(vrow, spec.tile_h));
-        }
-        const ow = b.add(window.ow0, b.urem(pix, spec.tile_w));
-        k = b.add(o.kBase, b.mul(kv, perVec));
-        valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
-        if (imageOk) valid = b.and(valid, imageOk);
-        elemOf = () => b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
-      }
-      if (inTile) valid = b.and(valid, inTile);
-      const val = b.load(vec(perVec, stageElem), ldsAt(b.mul(b.add(b.mul(pix, this.outStride), b.mul(kv, perVec)), S)), { align: 16 });
-      const elem = elemOf();
-      return { val, off: b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), elem, k };
-    };
-    for (let j = 0; j < Math.ceil(vectors / this.threads); j++) {
-      if (!epilogue) {
-        const x = vectorAt(j);
-        t.globalStore(b, outBuf, x.off, x.val, { align: 16 });
-        continue;
-      }
-      fused.push(() => {
-        const x = vectorAt(j);
-        return { acc: x.val, at: { channel: channelOf(x.k), element: x.elem, ...(bias ? { bias } : {}) }, store: (bb, v) => t.globalStore(bb, outBuf, x.off, bb.fptrunc(v, vec(perVec, outElem)), { align: 16 }) };
-      });
-    }
-    epilogue?.storeAll(b, fused);
+    emitStagedTileStore(b, { spec, t, args, tid, threads: this.threads, ldsAt, place: o.place, kBase: o.kBase, kLimit: o.kLimit, kOffset: o.kOffset, Ho: o.Ho, Wo: o.Wo, splitIdx: o.splitIdx }, writeBand);
   }
 
   /**
-   * Output-channel tails: stores run `run` of accumulator `acc` channel by channel (channels k,
-   * k+1, ... of one pixel at element offset `elem`), each checked against the channel count.
+   * Output-channel tails: run `run` of accumulator `acc` (channels k, k+1, ... of one pixel at
+   * element offset `elem`) as one store per channel, each checked against the channel count; a
+   * fused epilogue reads each channel's bias and residual alone, as the store writes it.
    */
-  private storeChannels(b: Builder, outBuf: GlobalBuffer, acc: Value, run: Run, o: { k: Value; ok: Value; kLimit: Value; elem: Value }): void {
+  private channelStores(b: Builder, outBuf: GlobalBuffer, acc: Value, run: Run, o: { k: Value; ok: Value; kLimit: Value; elem: Value; kOffset: Value | undefined; fused: boolean }): (() => EpilogueStore)[] {
     const split = this.spec.variant === 'split_c';
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
-    for (let e = 0; e < run.length; e++) {
+    return Array.from({ length: run.length }, (_, e) => () => {
       const ke = e === 0 ? o.k : b.add(o.k, e);
-      const off = b.select(b.and(o.ok, b.icmp('ult', ke, o.kLimit)), b.mul(e === 0 ? o.elem : b.add(o.elem, e), eBytes), SENTINEL_OFFSET);
+      const valid = b.and(o.ok, b.icmp('ult', ke, o.kLimit));
+      const element = e === 0 ? o.elem : b.add(o.elem, e);
+      const off = b.select(valid, b.mul(element, eBytes), SENTINEL_OFFSET);
       const val = b.extractElement(acc, run.start + e);
-      this.t.globalStore(b, outBuf, off, split ? val : b.fptrunc(val, this.spec.dtype === 'bf16' ? bfloat : half), { align: eBytes });
-    }
+      const store = (bb: Builder, v: Value) => this.t.globalStore(bb, outBuf, off, split ? v : bb.fptrunc(v, this.spec.dtype === 'bf16' ? bfloat : half), { align: eBytes });
+      // The global channel only where an epilogue reads its bias (bare kernels emit no dead add).
+      const channel = o.fused && o.kOffset ? b.add(o.kOffset, ke) : ke;
+      return { acc: val, at: { channel, element }, store };
+    });
   }
 
   /** Converts and stores the accumulators (NHWK, bounds-checked through the sentinel); split_c writes fp32 partials to ws. */
@@ -849,7 +768,8 @@ class MmaConvBuilder {
     };
     const fused: (() => EpilogueStore)[] = [];
     for (let mt = 0; mt < g.mTilesPerWave; mt++) {
-      const biases = epilogue && spec.epilogue?.bias !== 'none' ? laneRuns.map(({ run, c }) => epilogue.loadBias(b, channelOf(mt, c), run.length)) : undefined;
+      // Output-channel tails read each channel's bias alone: a run's vector read would end past K.
+      const biases = epilogue && spec.epilogue?.bias !== 'none' && !spec.k_tail ? laneRuns.map(({ run, c }) => epilogue.loadBias(b, channelOf(mt, c), run.length)) : undefined;
       for (let row = 0; row < g.rowsPerWave; row++) {
         const windowRow = window ? rowAt(window, row) : undefined;
         const flatRow = window ? undefined : b.mul(b.add(b.mul(o.wn, g.rowsPerWave), row), spec.tile_w, 'out.row');
@@ -859,7 +779,12 @@ class MmaConvBuilder {
             const k = b.add(b.add(kWave, mt * atom.m), c.row);
             const at = window && windowRow ? windowTarget(window, windowRow, cb, c.col, k) : flatTarget(flatRow!, cb, c.col, k);
             if (spec.k_tail) {
-              this.storeChannels(b, outBuf, acc, run, { k, ok: at.pixelOk(), kLimit: o.kLimit, elem: at.elem() });
+              const stores = this.channelStores(b, outBuf, acc, run, { k, ok: at.pixelOk(), kLimit: o.kLimit, elem: at.elem(), kOffset: o.kOffset, fused: epilogue !== undefined });
+              if (epilogue) fused.push(...stores);
+              else for (const make of stores) {
+                const s = make();
+                s.store(b, s.acc);
+              }
               continue;
             }
             const make = () => {

@@ -32,14 +32,14 @@ const pFive = { R: 5, S: 5, padH: 2, padW: 2 } as const;
 
 const cases: Case[] = [
   // gfx950: MFMA 32x32x16 / 16x16x32, buffer loads with the sentinel, register prefetch.
-  { name: 'gfx950 3x3 s1 bf16, partial H/W/K tiles, 2 chunks', spec: gfx950Spec({ ck: 16, waves_n: 4, waves_m: 1 }), problem: p3({ H: 10, W: 20, K: 96, C: 32 }), epilogue: 'direct' },
+  { name: 'gfx950 3x3 s1 bf16, partial H/W/K tiles, 2 chunks', spec: gfx950Spec({ ck: 16, waves_n: 4, waves_m: 1 }), problem: p3({ H: 10, W: 20, K: 96, C: 32 }), epilogue: 'lds-staged' },
   { name: 'gfx950 3x3 s2 fp16, 2 images', spec: gfx950Spec({ ...s2, dtype: 'fp16' }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }) },
   { name: 'gfx950 1x1 p0 bf16 16x16x32', spec: gfx950Spec({ ...one, atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1 }), problem: p3({ ...pOne, W: 24 }) },
   { name: 'gfx950 5x5 p2 fp16, double buffer, no swizzle', spec: gfx950Spec({ ...five, dtype: 'fp16', double_buffer: true, chiplet_swizzle: false, swizzle_wgm: 1, ck: 16 }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
   { name: 'gfx950 chiplet remap over 32 workgroups', spec: gfx950Spec({ tile_h: 2, waves_n: 2, tile_k: 32, waves_m: 1, num_xcds: 4, chiplet_chunk: 2, swizzle_wgm: 2 }), problem: p3({ N: 2, H: 4, W: 64, K: 256, C: 32 }) },
-  { name: 'gfx950 1x1 tile_k 128, direct-store epilogue (tile larger than LDS)', spec: gfx950Spec({ ...one, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 192, W: 40 }), epilogue: 'direct' },
+  { name: 'gfx950 1x1 tile_k 128, tile larger than LDS (staged in bands)', spec: gfx950Spec({ ...one, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 192, W: 40 }), epilogue: 'lds-staged' },
   // gfx942: the older atoms (bf16 through the .1k <4 x i16> forms), 8-byte weight fragments.
-  { name: 'gfx942 32x32x8 bf16', spec: gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 16 }), problem: p3({ H: 9, W: 32, C: 32 }), epilogue: 'direct' },
+  { name: 'gfx942 32x32x8 bf16', spec: gfx950Spec({ target: 'gfx942', atom: '32x32x8', ck: 16 }), problem: p3({ H: 9, W: 32, C: 32 }), epilogue: 'lds-staged' },
   { name: 'gfx942 16x16x16 fp16 uneven passes', spec: gfx950Spec({ target: 'gfx942', atom: '16x16x16', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 }), problem: p3({ W: 20, dtype: 'fp16' }) },
   // sm_90: mma.sync m16n8k16, ldmatrix, cp.async double buffering or register prefetch.
   { name: 'sm_90 3x3 s1 bf16 double buffer, partial H/W/K, 2 chunks', spec: sm90Spec({ tile_h: 4, tile_w: 16, tile_k: 64, ck: 16, waves_m: 2, waves_n: 2, double_buffer: true }), problem: p3({ H: 6, W: 20, K: 96 }) },
@@ -52,18 +52,18 @@ const cases: Case[] = [
   { name: 'sm_90 fitted tile_h 14 (7 rows per wave), 14x14 map over two row tiles', spec: sm90Spec({ tile_h: 14, tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ H: 20, W: 14, C: 32, K: 32 }) },
   { name: 'sm_90 1x1 single buffer, direct-store epilogue', spec: sm90Spec({ ...one, tile_k: 128, ck: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...pOne, K: 128, W: 40 }), epilogue: 'direct' },
   { name: 'sm_90 5x5 p2 fp16 double buffer', spec: sm90Spec({ ...five, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true }), problem: p3({ ...pFive, dtype: 'fp16', C: 48 }) },
-  // sm_90a wgmma: operands through shared-memory descriptors (core-matrix layouts), direct epilogue.
-  { name: 'wgmma 3x3 s1 bf16 w1x2 (m-blocks over warpgroups), partial H/W/K, 2 chunks', spec: wgmmaSpec({ tile_h: 16, waves_n: 2 }), problem: p3({ H: 10, W: 12, C: 32, K: 40 }), epilogue: 'direct' },
-  { name: 'wgmma 3x3 s1 fp16 w2x2 (2 warpgroups each way, 2 m-blocks each), partial H/W, 3 chunks', spec: wgmmaSpec({ dtype: 'fp16', tile_h: 16, tile_w: 16, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ dtype: 'fp16', H: 14, W: 18, C: 48, K: 128 }), epilogue: 'direct' },
-  { name: 'wgmma 3x3 s2 fp16 w2x2 (stride-2 planes), 2 images, partial W', spec: wgmmaSpec({ ...s2, dtype: 'fp16', tile_w: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }), epilogue: 'direct' },
-  { name: 'wgmma 3x3 s2 bf16 t16x8 ck32, odd map, one chunk', spec: wgmmaSpec({ ...s2, tile_h: 16, ck: 32, waves_n: 2 }), problem: p3({ ...ps2, H: 19, W: 15, C: 32, K: 64 }), epilogue: 'direct' },
-  { name: 'wgmma 1x1 p0 bf16 ck32 t8x16x32', spec: wgmmaSpec({ ...one, tile_w: 16, tile_k: 32, ck: 32, waves_n: 2 }), problem: p3({ ...pOne, C: 64, W: 20, K: 32 }), epilogue: 'direct' },
-  { name: 'wgmma 1x1 s2 fp16 (odd halo width), one chunk', spec: wgmmaSpec({ ...one, ...s2, dtype: 'fp16', tile_w: 16, waves_n: 2 }), problem: p3({ ...pOne, ...ps2, dtype: 'fp16', H: 9, W: 33, C: 16 }), epilogue: 'direct' },
-  { name: 'wgmma 5x5 p2 fp16 N 128, 7x7 map, 4 chunks', spec: wgmmaSpec({ ...five, dtype: 'fp16', tile_k: 128 }), problem: p3({ ...pFive, dtype: 'fp16', H: 7, W: 7, C: 64, K: 128 }), epilogue: 'direct' },
+  // sm_90a wgmma: operands through shared-memory descriptors (core-matrix layouts), the staged store.
+  { name: 'wgmma 3x3 s1 bf16 w1x2 (m-blocks over warpgroups), partial H/W/K, 2 chunks', spec: wgmmaSpec({ tile_h: 16, waves_n: 2 }), problem: p3({ H: 10, W: 12, C: 32, K: 40 }), epilogue: 'lds-staged' },
+  { name: 'wgmma 3x3 s1 fp16 w2x2 (2 warpgroups each way, 2 m-blocks each), partial H/W, 3 chunks', spec: wgmmaSpec({ dtype: 'fp16', tile_h: 16, tile_w: 16, tile_k: 128, waves_m: 2, waves_n: 2 }), problem: p3({ dtype: 'fp16', H: 14, W: 18, C: 48, K: 128 }), epilogue: 'lds-staged' },
+  { name: 'wgmma 3x3 s2 fp16 w2x2 (stride-2 planes), 2 images, partial W', spec: wgmmaSpec({ ...s2, dtype: 'fp16', tile_w: 16, waves_m: 2, waves_n: 2 }), problem: p3({ ...ps2, N: 2, H: 13, W: 30, dtype: 'fp16' }), epilogue: 'lds-staged' },
+  { name: 'wgmma 3x3 s2 bf16 t16x8 ck32, odd map, one chunk', spec: wgmmaSpec({ ...s2, tile_h: 16, ck: 32, waves_n: 2 }), problem: p3({ ...ps2, H: 19, W: 15, C: 32, K: 64 }), epilogue: 'lds-staged' },
+  { name: 'wgmma 1x1 p0 bf16 ck32 t8x16x32', spec: wgmmaSpec({ ...one, tile_w: 16, tile_k: 32, ck: 32, waves_n: 2 }), problem: p3({ ...pOne, C: 64, W: 20, K: 32 }), epilogue: 'lds-staged' },
+  { name: 'wgmma 1x1 s2 fp16 (odd halo width), one chunk', spec: wgmmaSpec({ ...one, ...s2, dtype: 'fp16', tile_w: 16, waves_n: 2 }), problem: p3({ ...pOne, ...ps2, dtype: 'fp16', H: 9, W: 33, C: 16 }), epilogue: 'lds-staged' },
+  { name: 'wgmma 5x5 p2 fp16 N 128, 7x7 map, 4 chunks', spec: wgmmaSpec({ ...five, dtype: 'fp16', tile_k: 128 }), problem: p3({ ...pFive, dtype: 'fp16', H: 7, W: 7, C: 64, K: 128 }), epilogue: 'lds-staged' },
   // ck 64: 128-byte rows, 128B-swizzled, stages on 1 KiB boundaries of a runtime-aligned window.
-  { name: 'wgmma ck64 swizzled 3x3 s1 bf16 t16x16x64 w1x2, 2 chunks, partial H/W/K', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2 }), problem: p3({ H: 14, W: 18, C: 128, K: 40 }), epilogue: 'direct' },
-  { name: 'wgmma ck64 swizzled 3x3 s2 fp16 t8x8x64 w2x1 (stride-2 columns, N 32), 3 chunks', spec: wgmmaSpec({ ...s2, ck: 64, dtype: 'fp16', tile_k: 64, waves_m: 2 }), problem: p3({ ...ps2, H: 15, W: 29, C: 192, K: 64, dtype: 'fp16' }), epilogue: 'direct' },
-  { name: 'wgmma bf16 N 256 (128 accumulators per thread), partial K tile', spec: wgmmaSpec({ tile_k: 256 }), problem: p3({ H: 8, W: 8, C: 32, K: 200 }), epilogue: 'direct' },
+  { name: 'wgmma ck64 swizzled 3x3 s1 bf16 t16x16x64 w1x2, 2 chunks, partial H/W/K', spec: wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 16, waves_n: 2 }), problem: p3({ H: 14, W: 18, C: 128, K: 40 }), epilogue: 'lds-staged' },
+  { name: 'wgmma ck64 swizzled 3x3 s2 fp16 t8x8x64 w2x1 (stride-2 columns, N 32), 3 chunks', spec: wgmmaSpec({ ...s2, ck: 64, dtype: 'fp16', tile_k: 64, waves_m: 2 }), problem: p3({ ...ps2, H: 15, W: 29, C: 192, K: 64, dtype: 'fp16' }), epilogue: 'lds-staged' },
+  { name: 'wgmma bf16 N 256 (128 accumulators per thread), partial K tile', spec: wgmmaSpec({ tile_k: 256 }), problem: p3({ H: 8, W: 8, C: 32, K: 200 }), epilogue: 'lds-staged' },
 ];
 
 describe('dense kernel numerics (interpreter vs naive fp64 conv)', () => {

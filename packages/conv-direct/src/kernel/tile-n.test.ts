@@ -29,20 +29,20 @@ const amd16 = { atom: '16x16x32', tile_w: 16, tile_k: 32, ck: 32, waves_m: 1 } a
 
 const dense: Case[] = [
   { name: 'gfx950 bf16 tile_n 2, N 3, 6x6 map, one wave per image', spec: gfx950Spec({ ...amd16, waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 6 }), epilogue: 'lds-staged', waveImages: 1 },
-  { name: 'gfx950 fp16 tile_n 4, N 5, 7x5 map, waves over two whole images', spec: gfx950Spec({ dtype: 'fp16', tile_n: 4 }), problem: p3({ N: 5, H: 7, W: 5, K: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
+  { name: 'gfx950 fp16 tile_n 4, N 5, 7x5 map, waves over two whole images', spec: gfx950Spec({ dtype: 'fp16', tile_n: 4 }), problem: p3({ N: 5, H: 7, W: 5, K: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 2 },
   { name: 'gfx950 bf16 tile_n 2, N 3, two waves per image (bands), double buffer, 3 chunks', spec: gfx950Spec({ ...amd16, tile_h: 4, waves_n: 4, tile_n: 2, double_buffer: true }), problem: p3({ N: 3, H: 4, W: 10, C: 96 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'gfx950 fp16 s2 tile_n 2, N 5, partial map', spec: gfx950Spec({ ...amd16, stride_h: 2, stride_w: 2, waves_n: 2, tile_n: 2, dtype: 'fp16' }), problem: p3({ N: 5, H: 9, W: 13, strideH: 2, strideW: 2, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 1 },
-  { name: 'gfx950 bf16 1x1 tile_k 128 tile_n 2, N 3, direct-store epilogue', spec: gfx950Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 3, H: 5, W: 30, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'direct', waveImages: 1 },
+  { name: 'gfx950 bf16 1x1 tile_k 128 tile_n 2, N 3, staged in bands', spec: gfx950Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 3, H: 5, W: 30, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'sm_90 bf16 t8x8 tile_n 2, N 5, 7x7 map, cp.async', spec: sm90Spec({ tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true, tile_n: 2 }), problem: p3({ N: 5, H: 7, W: 7 }), epilogue: 'lds-staged', waveImages: 1 },
-  { name: 'sm_90 fp16 tile_n 4, N 3, register prefetch, waves over two whole images', spec: sm90Spec({ dtype: 'fp16', tile_w: 16, tile_k: 64, ck: 16, tile_n: 4 }), problem: p3({ N: 3, H: 6, W: 12, K: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
+  { name: 'sm_90 fp16 tile_n 4, N 3, register prefetch, waves over two whole images', spec: sm90Spec({ dtype: 'fp16', tile_w: 16, tile_k: 64, ck: 16, tile_n: 4 }), problem: p3({ N: 3, H: 6, W: 12, K: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 2 },
   { name: 'sm_90 bf16 tile_n 4, N 5, one wave per image (w1x4), 2 chunks', spec: sm90Spec({ tile_h: 4, tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, double_buffer: true, tile_n: 4 }), problem: p3({ N: 5, H: 4, W: 8 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'sm_90 fp16 5x5 tile_n 2, N 3, bands of 2 rows', spec: sm90Spec({ R: 5, S: 5, pad_h: 2, pad_w: 2, dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 4, tile_h: 4, double_buffer: true, tile_n: 2 }), problem: p3({ N: 3, H: 3, W: 9, R: 5, S: 5, padH: 2, padW: 2, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 1 },
   // sm_90a wgmma: one 8x8 m-block per image of the tile, m-blocks over warpgroups.
-  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x2 (two images per warpgroup), N 5, 7x7 map', spec: wgmmaSpec({ tile_n: 4, waves_n: 2 }), problem: p3({ N: 5, H: 7, W: 7 }), epilogue: 'direct', waveImages: 2 },
-  { name: 'sm_90a wgmma fp16 t8x16 tile_n 2 w2x1, N 3, K 128 over two warpgroups', spec: wgmmaSpec({ dtype: 'fp16', tile_w: 16, tile_k: 128, waves_m: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 13, K: 128, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
-  { name: 'sm_90a wgmma ck64 swizzled bf16 t8x8 tile_n 2 w1x2, N 3', spec: wgmmaSpec({ ck: 64, tile_n: 2, waves_n: 2 }), problem: p3({ N: 3, H: 7, W: 8, C: 128 }), epilogue: 'direct', waveImages: 1 },
-  { name: 'sm_90a wgmma bf16 s2 tile_n 2, N 3, stride-2 planes', spec: wgmmaSpec({ stride_h: 2, stride_w: 2, tile_n: 2 }), problem: p3({ N: 3, H: 15, W: 13, strideH: 2, strideW: 2 }), epilogue: 'direct', waveImages: 2 },
-  { name: 'sm_90 bf16 1x1 tile_k 128 tile_n 2, N 5, direct-store epilogue', spec: sm90Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_w: 16, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 5, H: 6, W: 14, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'direct', waveImages: 1 },
+  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x2 (two images per warpgroup), N 5, 7x7 map', spec: wgmmaSpec({ tile_n: 4, waves_n: 2 }), problem: p3({ N: 5, H: 7, W: 7 }), epilogue: 'lds-staged', waveImages: 2 },
+  { name: 'sm_90a wgmma fp16 t8x16 tile_n 2 w2x1, N 3, K 128 over two warpgroups', spec: wgmmaSpec({ dtype: 'fp16', tile_w: 16, tile_k: 128, waves_m: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 13, K: 128, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 2 },
+  { name: 'sm_90a wgmma ck64 swizzled bf16 t8x8 tile_n 2 w1x2, N 3', spec: wgmmaSpec({ ck: 64, tile_n: 2, waves_n: 2 }), problem: p3({ N: 3, H: 7, W: 8, C: 128 }), epilogue: 'lds-staged', waveImages: 1 },
+  { name: 'sm_90a wgmma bf16 s2 tile_n 2, N 3, stride-2 planes', spec: wgmmaSpec({ stride_h: 2, stride_w: 2, tile_n: 2 }), problem: p3({ N: 3, H: 15, W: 13, strideH: 2, strideW: 2 }), epilogue: 'lds-staged', waveImages: 2 },
+  { name: 'sm_90 bf16 1x1 tile_k 128 tile_n 2, N 5, staged in bands', spec: sm90Spec({ R: 1, S: 1, pad_h: 0, pad_w: 0, tile_w: 16, tile_k: 128, ck: 16, tile_n: 2 }), problem: p3({ N: 5, H: 6, W: 14, R: 1, S: 1, padH: 0, padW: 0, K: 128 }), epilogue: 'lds-staged', waveImages: 1 },
 ];
 
 describe('tile_n dense numerics (interpreter vs naive fp64 conv)', () => {
@@ -79,10 +79,10 @@ describe('tile_n dense numerics (interpreter vs naive fp64 conv)', () => {
 
 const split: Case[] = [
   { name: 'gfx950 bf16 tile_n 2, N 3', spec: gfx950Spec({ ...amd16, variant: 'split_c', waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
-  { name: 'gfx950 fp16 tile_n 4, N 5', spec: gfx950Spec({ variant: 'split_c', dtype: 'fp16', ck: 16, tile_n: 4 }), problem: p3({ N: 5, H: 5, W: 7, C: 64, K: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 2 },
+  { name: 'gfx950 fp16 tile_n 4, N 5', spec: gfx950Spec({ variant: 'split_c', dtype: 'fp16', ck: 16, tile_n: 4 }), problem: p3({ N: 5, H: 5, W: 7, C: 64, K: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 2 },
   { name: 'sm_90 bf16 t8x8 tile_n 4, N 5, cp.async', spec: sm90Spec({ variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true, tile_n: 4 }), problem: p3({ N: 5, H: 7, W: 7, C: 64 }), epilogue: 'lds-staged', waveImages: 2 },
-  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x4 (one image per warpgroup), N 5', spec: wgmmaSpec({ variant: 'split_c', tile_n: 4, waves_n: 4 }), problem: p3({ N: 5, H: 8, W: 6, C: 64 }), epilogue: 'direct', waveImages: 1 },
-  { name: 'sm_90 fp16 tile_n 2, N 3, register prefetch', spec: sm90Spec({ variant: 'split_c', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 10, C: 64, dtype: 'fp16' }), epilogue: 'direct', waveImages: 1 },
+  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x4 (one image per warpgroup), N 5', spec: wgmmaSpec({ variant: 'split_c', tile_n: 4, waves_n: 4 }), problem: p3({ N: 5, H: 8, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
+  { name: 'sm_90 fp16 tile_n 2, N 3, register prefetch', spec: sm90Spec({ variant: 'split_c', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 10, C: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 1 },
 ];
 
 describe('tile_n split_c numerics (splits 2: each fp32 slice of ws[splits, N, Ho, Wo, K] is its channel range)', () => {

@@ -31,6 +31,8 @@ import {
   type KernelArgs,
 } from './open.js';
 import { emitPixelOutput, emitPixelSource } from './pixels.js';
+import { emitStagedTileStore, stagedTile } from './staged-store.js';
+import { stagesOutputInLds } from '../store-path.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 const log2 = (n: number): number => Math.log2(n);
@@ -64,6 +66,8 @@ export interface WgmmaTileOrigin {
   readonly Wo: Value;
   readonly K: Value;
   readonly splitIdx: Value | undefined;
+  /** A pointer into the kernel's LDS (the staged output tile starts at byte 0). */
+  readonly ldsAt: (byteOffset: Value) => Value;
 }
 
 /**
@@ -108,7 +112,7 @@ export class WgmmaConvBuilder {
       schedule: 'async-copy',
       fragmentLoad: 'descriptor',
       weightLayout: 'core-matrix',
-      epilogue: 'direct',
+      epilogue: stagesOutputInLds(spec) ? 'lds-staged' : 'direct',
     });
   }
 
@@ -198,7 +202,7 @@ export class WgmmaConvBuilder {
     cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
     const accs = unflat(looped);
 
-    this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx });
+    this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx, ldsAt: at });
   }
 
   /** Accumulators per thread, as arrays of one wgmma's n/2 each: one per m-block of this warpgroup. */
@@ -352,9 +356,46 @@ export class WgmmaConvBuilder {
   /**
    * Accumulator i of thread (warp w, lane l) of a warpgroup holds pixel 16w + l/4 + 8*((i>>1)&1)
    * of the m-block (output row 2w or 2w+1, column l/4) and channels 8*(i>>2) + 2*(l%4) + {0,1}:
-   * two adjacent channels, stored together (NHWK; split_c writes fp32 to its workspace slice).
+   * two adjacent channels. They go through the staged tile (kernel/staged-store.ts) and leave as
+   * 16-byte vectors; output-channel tails store each pair straight from the accumulators (NHWK;
+   * split_c writes fp32 to its workspace slice).
    */
   protected emitEpilogue(b: Builder, accs: Value[][], o: WgmmaTileOrigin): void {
+    if (stagesOutputInLds(this.kernelSpec)) this.emitStagedEpilogue(b, accs, o);
+    else this.emitDirectEpilogue(b, accs, o);
+  }
+
+  /** The accumulators' channel pairs into the staged tile (one band: see `outputStaging`), then the shared 16-byte store. */
+  private emitStagedEpilogue(b: Builder, accs: Value[][], o: WgmmaTileOrigin): void {
+    const { kernelSpec, spec, t, args } = this;
+    const tile = stagedTile(kernelSpec);
+    const S = tile.elementBytes;
+    const warp = b.and(b.lshr(o.tid, log2(32)), 3, 'warp');
+    const lane = b.and(o.tid, 31, 'lane');
+    // The lane's first pixel (row 2w, column l/4 of an m-block) and first channel, as a byte offset into the tile.
+    const lanePixel = b.add(b.mul(b.mul(warp, 2), spec.tile_w), b.lshr(lane, 2));
+    const laneChannel = b.add(b.mul(o.wgM, this.n), b.mul(b.and(lane, 3), 2));
+    const laneBase = b.mul(b.add(b.mul(lanePixel, tile.stride), laneChannel), S, 'out.lds.lane');
+    const writeBand = () => {
+      for (let j = 0; j < this.blocksPerGroup; j++) {
+        const { image, bh, bw } = this.blockAt(b, b.add(b.mul(o.wgN, this.blocksPerGroup), j));
+        // The m-block's first tile pixel: virtual row image * tile_h + 8 bh, column 8 bw.
+        const row = image ? b.add(b.mul(image, spec.tile_h), b.mul(bh, 8)) : b.mul(bh, 8);
+        const blockPixel = b.add(b.mul(row, spec.tile_w), b.mul(bw, 8));
+        const base = b.add(laneBase, b.mul(blockPixel, tile.stride * S), `out.lds.b${j}`);
+        for (let h = 0; h < 2; h++)
+          for (let cb = 0; cb < this.n / 8; cb++) {
+            const pair = b.vector([accs[j]![4 * cb + 2 * h]!, accs[j]![4 * cb + 2 * h + 1]!]);
+            const off = (h * spec.tile_w * tile.stride + 8 * cb) * S;
+            b.store(tile.convert(b, pair, 2), o.ldsAt(b.add(base, off)), { align: 2 * S });
+          }
+      }
+    };
+    emitStagedTileStore(b, { spec: kernelSpec, t, args, tid: o.tid, threads: this.threads, ldsAt: o.ldsAt, place: o.place, kBase: o.kBase, kLimit: o.K, kOffset: undefined, Ho: o.Ho, Wo: o.Wo, splitIdx: o.splitIdx }, writeBand);
+  }
+
+  /** Each thread stores its channel pairs straight from the accumulators (output-channel tails: channel by channel). */
+  private emitDirectEpilogue(b: Builder, accs: Value[][], o: WgmmaTileOrigin): void {
     const { spec, t, args } = this;
     const split = spec.variant === 'split_c';
     const eBytes = split ? WORKSPACE_ELEMENT_BYTES : ELEMENT_BYTES;
@@ -399,11 +440,20 @@ export class WgmmaConvBuilder {
           const lo = accs[j]![4 * cb + 2 * h]!;
           const hi = accs[j]![4 * cb + 2 * h + 1]!;
           if (spec.k_tail) {
-            // Output-channel tails: each channel of the pair checked and stored alone.
+            // Output-channel tails: each channel of the pair checked and stored (and fused) alone.
             [lo, hi].forEach((acc, e) => {
-              const ke = e === 0 ? k : b.add(k, 1);
-              const off = b.select(b.and(pixOk, b.icmp('ult', ke, o.K)), b.mul(b.add(pixel, ke), eBytes), SENTINEL_OFFSET);
-              t.globalStore(b, outBuf, off, split ? acc : b.fptrunc(acc, outElem), { align: eBytes });
+              const make = (): EpilogueStore => {
+                const ke = e === 0 ? k : b.add(k, 1);
+                const valid = b.and(pixOk, b.icmp('ult', ke, o.K));
+                const element = b.add(pixel, ke);
+                const off = b.select(valid, b.mul(element, eBytes), SENTINEL_OFFSET);
+                return { acc, at: { channel: ke, element }, store: (bb, v) => t.globalStore(bb, outBuf, off, split ? v : bb.fptrunc(v, outElem), { align: eBytes }) };
+              };
+              if (epilogue) fused.push(make);
+              else {
+                const s = make();
+                s.store(b, s.acc);
+              }
             });
             continue;
           }
