@@ -544,99 +544,162 @@ chunk.body:
 chunk.exit:
   call void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 0)
   call void @llvm.nvvm.cp.async.wait.group(i32 0)
-  %405 = zext i32 %y_bytes to i64
-  %406 = mul i32 %n, %y_stride_n
-  %y.image = add i32 0, %406
-  %407 = lshr i32 %tid.x, 5
-  %warp = and i32 %407, 3
+  %405 = lshr i32 %tid.x, 5
+  %warp = and i32 %405, 3
   %lane = and i32 %tid.x, 31
-  %408 = mul i32 %wg.m, 32
-  %409 = add i32 %k.base, %408
-  %410 = and i32 %lane, 3
-  %411 = mul i32 %410, 2
-  %k.thread = add i32 %409, %411
-  %412 = mul i32 %wg.n, 1
-  %413 = add i32 %412, 0
-  %414 = udiv i32 %413, 2
-  %415 = urem i32 %413, 2
-  %416 = mul i32 %414, 8
-  %417 = add i32 %oh0, %416
-  %418 = mul i32 %415, 8
-  %419 = add i32 %ow0, %418
-  %420 = lshr i32 %lane, 2
-  %ow.b0 = add i32 %419, %420
-  %421 = icmp ult i32 %ow.b0, %Wo
-  %422 = mul i32 %warp, 2
-  %423 = add i32 %422, 0
-  %424 = add i32 %417, %423
-  %425 = icmp ult i32 %424, %Ho
-  %426 = and i1 %421, %425
-  %427 = mul i32 %424, %y_stride_h
-  %428 = mul i32 %ow.b0, %y_stride_w
-  %429 = add i32 %427, %428
-  %430 = add i32 %y.image, %429
-  %431 = add i32 %k.thread, 0
-  %432 = icmp ult i32 %431, %K
-  %433 = and i1 %426, %432
-  %434 = add i32 %430, %431
-  %435 = mul i32 %434, 2
-  %436 = select i1 %433, i32 %435, i32 2130706432
-  %437 = insertelement <2 x float> poison, float %chunk.c0, i32 0
-  %438 = insertelement <2 x float> %437, float %chunk.c1, i32 1
-  %439 = fptrunc <2 x float> %438 to <2 x half>
-  %440 = zext i32 %436 to i64
-  %441 = add i64 %440, 4
-  %in.range8 = icmp ule i64 %441, %405
-  %442 = getelementptr i8, ptr addrspace(1) %y, i64 %440
+  %406 = mul i32 %warp, 2
+  %407 = mul i32 %406, 16
+  %408 = lshr i32 %lane, 2
+  %409 = add i32 %407, %408
+  %410 = mul i32 %wg.m, 32
+  %411 = and i32 %lane, 3
+  %412 = mul i32 %411, 2
+  %413 = add i32 %410, %412
+  %414 = mul i32 %409, 72
+  %415 = add i32 %414, %413
+  %out.lds.lane = mul i32 %415, 2
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  %416 = mul i32 %wg.n, 1
+  %417 = add i32 %416, 0
+  %418 = udiv i32 %417, 2
+  %419 = urem i32 %417, 2
+  %420 = mul i32 %418, 8
+  %421 = mul i32 %420, 16
+  %422 = mul i32 %419, 8
+  %423 = add i32 %421, %422
+  %424 = mul i32 %423, 144
+  %out.lds.b0 = add i32 %out.lds.lane, %424
+  %425 = insertelement <2 x float> poison, float %chunk.c0, i32 0
+  %426 = insertelement <2 x float> %425, float %chunk.c1, i32 1
+  %427 = fptrunc <2 x float> %426 to <2 x half>
+  %428 = add i32 %out.lds.b0, 0
+  %429 = getelementptr i8, ptr addrspace(3) @lds, i32 %428
+  store <2 x half> %427, ptr addrspace(3) %429, align 4
+  %430 = insertelement <2 x float> poison, float %chunk.c4, i32 0
+  %431 = insertelement <2 x float> %430, float %chunk.c5, i32 1
+  %432 = fptrunc <2 x float> %431 to <2 x half>
+  %433 = add i32 %out.lds.b0, 16
+  %434 = getelementptr i8, ptr addrspace(3) @lds, i32 %433
+  store <2 x half> %432, ptr addrspace(3) %434, align 4
+  %435 = insertelement <2 x float> poison, float %chunk.c8, i32 0
+  %436 = insertelement <2 x float> %435, float %chunk.c9, i32 1
+  %437 = fptrunc <2 x float> %436 to <2 x half>
+  %438 = add i32 %out.lds.b0, 32
+  %439 = getelementptr i8, ptr addrspace(3) @lds, i32 %438
+  store <2 x half> %437, ptr addrspace(3) %439, align 4
+  %440 = insertelement <2 x float> poison, float %chunk.c12, i32 0
+  %441 = insertelement <2 x float> %440, float %chunk.c13, i32 1
+  %442 = fptrunc <2 x float> %441 to <2 x half>
+  %443 = add i32 %out.lds.b0, 48
+  %444 = getelementptr i8, ptr addrspace(3) @lds, i32 %443
+  store <2 x half> %442, ptr addrspace(3) %444, align 4
+  %445 = insertelement <2 x float> poison, float %chunk.c2, i32 0
+  %446 = insertelement <2 x float> %445, float %chunk.c3, i32 1
+  %447 = fptrunc <2 x float> %446 to <2 x half>
+  %448 = add i32 %out.lds.b0, 2304
+  %449 = getelementptr i8, ptr addrspace(3) @lds, i32 %448
+  store <2 x half> %447, ptr addrspace(3) %449, align 4
+  %450 = insertelement <2 x float> poison, float %chunk.c6, i32 0
+  %451 = insertelement <2 x float> %450, float %chunk.c7, i32 1
+  %452 = fptrunc <2 x float> %451 to <2 x half>
+  %453 = add i32 %out.lds.b0, 2320
+  %454 = getelementptr i8, ptr addrspace(3) @lds, i32 %453
+  store <2 x half> %452, ptr addrspace(3) %454, align 4
+  %455 = insertelement <2 x float> poison, float %chunk.c10, i32 0
+  %456 = insertelement <2 x float> %455, float %chunk.c11, i32 1
+  %457 = fptrunc <2 x float> %456 to <2 x half>
+  %458 = add i32 %out.lds.b0, 2336
+  %459 = getelementptr i8, ptr addrspace(3) @lds, i32 %458
+  store <2 x half> %457, ptr addrspace(3) %459, align 4
+  %460 = insertelement <2 x float> poison, float %chunk.c14, i32 0
+  %461 = insertelement <2 x float> %460, float %chunk.c15, i32 1
+  %462 = fptrunc <2 x float> %461 to <2 x half>
+  %463 = add i32 %out.lds.b0, 2352
+  %464 = getelementptr i8, ptr addrspace(3) @lds, i32 %463
+  store <2 x half> %462, ptr addrspace(3) %464, align 4
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  %465 = zext i32 %y_bytes to i64
+  %y.image = mul i32 %n, %y_stride_n
+  %out.v0 = add i32 %tid.x, 0
+  %466 = urem i32 %out.v0, 8
+  %467 = udiv i32 %out.v0, 8
+  %468 = udiv i32 %467, 16
+  %469 = add i32 %oh0, %468
+  %470 = urem i32 %467, 16
+  %471 = add i32 %ow0, %470
+  %472 = mul i32 %466, 8
+  %473 = add i32 %k.base, %472
+  %474 = icmp ult i32 %469, %Ho
+  %475 = icmp ult i32 %471, %Wo
+  %476 = icmp ult i32 %473, %K
+  %477 = and i1 %475, %476
+  %478 = and i1 %474, %477
+  %479 = mul i32 %467, 72
+  %480 = mul i32 %466, 8
+  %481 = add i32 %479, %480
+  %482 = mul i32 %481, 2
+  %483 = getelementptr i8, ptr addrspace(3) @lds, i32 %482
+  %484 = load <8 x half>, ptr addrspace(3) %483, align 16
+  %485 = mul i32 %469, %y_stride_h
+  %486 = mul i32 %471, %y_stride_w
+  %487 = add i32 %485, %486
+  %488 = add i32 %y.image, %487
+  %489 = add i32 %488, %473
+  %490 = mul i32 %489, 2
+  %491 = select i1 %478, i32 %490, i32 2130706432
+  %492 = zext i32 %491 to i64
+  %493 = add i64 %492, 16
+  %in.range8 = icmp ule i64 %493, %465
+  %494 = getelementptr i8, ptr addrspace(1) %y, i64 %492
   br i1 %in.range8, label %gstore.then, label %gstore.end
 
 stage.tail.then2:
-  %443 = add i32 %x.goff2, %c.off1
-  %444 = add i32 %386, %x.lds2
-  %445 = getelementptr i8, ptr addrspace(3) @lds, i32 %444
-  %446 = zext i32 %443 to i64
-  %447 = add i64 %446, 16
-  %in.range9 = icmp ule i64 %447, %14
-  %448 = getelementptr i8, ptr addrspace(1) %x, i64 %446
-  %449 = select i1 %in.range9, ptr addrspace(1) %448, ptr addrspace(1) %x
-  %450 = select i1 %in.range9, i32 16, i32 0
-  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %445, ptr addrspace(1) %449, i32 %450)
+  %495 = add i32 %x.goff2, %c.off1
+  %496 = add i32 %386, %x.lds2
+  %497 = getelementptr i8, ptr addrspace(3) @lds, i32 %496
+  %498 = zext i32 %495 to i64
+  %499 = add i64 %498, 16
+  %in.range9 = icmp ule i64 %499, %14
+  %500 = getelementptr i8, ptr addrspace(1) %x, i64 %498
+  %501 = select i1 %in.range9, ptr addrspace(1) %500, ptr addrspace(1) %x
+  %502 = select i1 %in.range9, i32 16, i32 0
+  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %497, ptr addrspace(1) %501, i32 %502)
   br label %stage.tail.end2
 
 stage.tail.end2:
-  %451 = add i32 %w.goff0, %c.off1
-  %452 = add i32 %388, %w.lds0
-  %453 = getelementptr i8, ptr addrspace(3) @lds, i32 %452
-  %454 = zext i32 %451 to i64
-  %455 = add i64 %454, 16
-  %in.range10 = icmp ule i64 %455, %15
-  %456 = getelementptr i8, ptr addrspace(1) %w, i64 %454
-  %457 = select i1 %in.range10, ptr addrspace(1) %456, ptr addrspace(1) %w
-  %458 = select i1 %in.range10, i32 16, i32 0
-  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %453, ptr addrspace(1) %457, i32 %458)
-  %459 = add i32 %w.goff1, %c.off1
-  %460 = add i32 %388, %w.lds1
-  %461 = getelementptr i8, ptr addrspace(3) @lds, i32 %460
-  %462 = zext i32 %459 to i64
-  %463 = add i64 %462, 16
-  %in.range11 = icmp ule i64 %463, %15
-  %464 = getelementptr i8, ptr addrspace(1) %w, i64 %462
-  %465 = select i1 %in.range11, ptr addrspace(1) %464, ptr addrspace(1) %w
-  %466 = select i1 %in.range11, i32 16, i32 0
-  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %461, ptr addrspace(1) %465, i32 %466)
+  %503 = add i32 %w.goff0, %c.off1
+  %504 = add i32 %388, %w.lds0
+  %505 = getelementptr i8, ptr addrspace(3) @lds, i32 %504
+  %506 = zext i32 %503 to i64
+  %507 = add i64 %506, 16
+  %in.range10 = icmp ule i64 %507, %15
+  %508 = getelementptr i8, ptr addrspace(1) %w, i64 %506
+  %509 = select i1 %in.range10, ptr addrspace(1) %508, ptr addrspace(1) %w
+  %510 = select i1 %in.range10, i32 16, i32 0
+  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %505, ptr addrspace(1) %509, i32 %510)
+  %511 = add i32 %w.goff1, %c.off1
+  %512 = add i32 %388, %w.lds1
+  %513 = getelementptr i8, ptr addrspace(3) @lds, i32 %512
+  %514 = zext i32 %511 to i64
+  %515 = add i64 %514, 16
+  %in.range11 = icmp ule i64 %515, %15
+  %516 = getelementptr i8, ptr addrspace(1) %w, i64 %514
+  %517 = select i1 %in.range11, ptr addrspace(1) %516, ptr addrspace(1) %w
+  %518 = select i1 %in.range11, i32 16, i32 0
+  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %513, ptr addrspace(1) %517, i32 %518)
   br i1 %135, label %stage.tail.then3, label %stage.tail.end3
 
 stage.tail.then3:
-  %467 = add i32 %w.goff2, %c.off1
-  %468 = add i32 %388, %w.lds2
-  %469 = getelementptr i8, ptr addrspace(3) @lds, i32 %468
-  %470 = zext i32 %467 to i64
-  %471 = add i64 %470, 16
-  %in.range12 = icmp ule i64 %471, %15
-  %472 = getelementptr i8, ptr addrspace(1) %w, i64 %470
-  %473 = select i1 %in.range12, ptr addrspace(1) %472, ptr addrspace(1) %w
-  %474 = select i1 %in.range12, i32 16, i32 0
-  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %469, ptr addrspace(1) %473, i32 %474)
+  %519 = add i32 %w.goff2, %c.off1
+  %520 = add i32 %388, %w.lds2
+  %521 = getelementptr i8, ptr addrspace(3) @lds, i32 %520
+  %522 = zext i32 %519 to i64
+  %523 = add i64 %522, 16
+  %in.range12 = icmp ule i64 %523, %15
+  %524 = getelementptr i8, ptr addrspace(1) %w, i64 %522
+  %525 = select i1 %in.range12, ptr addrspace(1) %524, ptr addrspace(1) %w
+  %526 = select i1 %in.range12, i32 16, i32 0
+  call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) %521, ptr addrspace(1) %525, i32 %526)
   br label %stage.tail.end3
 
 stage.tail.end3:
@@ -646,159 +709,48 @@ stage.tail.end3:
   br label %chunk.header
 
 gstore.then:
-  store <2 x half> %439, ptr addrspace(1) %442, align 4
+  store <8 x half> %484, ptr addrspace(1) %494, align 16
   br label %gstore.end
 
 gstore.end:
-  %475 = add i32 %k.thread, 8
-  %476 = icmp ult i32 %475, %K
-  %477 = and i1 %426, %476
-  %478 = add i32 %430, %475
-  %479 = mul i32 %478, 2
-  %480 = select i1 %477, i32 %479, i32 2130706432
-  %481 = insertelement <2 x float> poison, float %chunk.c4, i32 0
-  %482 = insertelement <2 x float> %481, float %chunk.c5, i32 1
-  %483 = fptrunc <2 x float> %482 to <2 x half>
-  %484 = zext i32 %480 to i64
-  %485 = add i64 %484, 4
-  %in.range13 = icmp ule i64 %485, %405
-  %486 = getelementptr i8, ptr addrspace(1) %y, i64 %484
+  %out.v1 = add i32 %tid.x, 512
+  %527 = urem i32 %out.v1, 8
+  %528 = udiv i32 %out.v1, 8
+  %529 = udiv i32 %528, 16
+  %530 = add i32 %oh0, %529
+  %531 = urem i32 %528, 16
+  %532 = add i32 %ow0, %531
+  %533 = mul i32 %527, 8
+  %534 = add i32 %k.base, %533
+  %535 = icmp ult i32 %530, %Ho
+  %536 = icmp ult i32 %532, %Wo
+  %537 = icmp ult i32 %534, %K
+  %538 = and i1 %536, %537
+  %539 = and i1 %535, %538
+  %540 = mul i32 %528, 72
+  %541 = mul i32 %527, 8
+  %542 = add i32 %540, %541
+  %543 = mul i32 %542, 2
+  %544 = getelementptr i8, ptr addrspace(3) @lds, i32 %543
+  %545 = load <8 x half>, ptr addrspace(3) %544, align 16
+  %546 = mul i32 %530, %y_stride_h
+  %547 = mul i32 %532, %y_stride_w
+  %548 = add i32 %546, %547
+  %549 = add i32 %y.image, %548
+  %550 = add i32 %549, %534
+  %551 = mul i32 %550, 2
+  %552 = select i1 %539, i32 %551, i32 2130706432
+  %553 = zext i32 %552 to i64
+  %554 = add i64 %553, 16
+  %in.range13 = icmp ule i64 %554, %465
+  %555 = getelementptr i8, ptr addrspace(1) %y, i64 %553
   br i1 %in.range13, label %gstore.then1, label %gstore.end1
 
 gstore.then1:
-  store <2 x half> %483, ptr addrspace(1) %486, align 4
+  store <8 x half> %545, ptr addrspace(1) %555, align 16
   br label %gstore.end1
 
 gstore.end1:
-  %487 = add i32 %k.thread, 16
-  %488 = icmp ult i32 %487, %K
-  %489 = and i1 %426, %488
-  %490 = add i32 %430, %487
-  %491 = mul i32 %490, 2
-  %492 = select i1 %489, i32 %491, i32 2130706432
-  %493 = insertelement <2 x float> poison, float %chunk.c8, i32 0
-  %494 = insertelement <2 x float> %493, float %chunk.c9, i32 1
-  %495 = fptrunc <2 x float> %494 to <2 x half>
-  %496 = zext i32 %492 to i64
-  %497 = add i64 %496, 4
-  %in.range14 = icmp ule i64 %497, %405
-  %498 = getelementptr i8, ptr addrspace(1) %y, i64 %496
-  br i1 %in.range14, label %gstore.then2, label %gstore.end2
-
-gstore.then2:
-  store <2 x half> %495, ptr addrspace(1) %498, align 4
-  br label %gstore.end2
-
-gstore.end2:
-  %499 = add i32 %k.thread, 24
-  %500 = icmp ult i32 %499, %K
-  %501 = and i1 %426, %500
-  %502 = add i32 %430, %499
-  %503 = mul i32 %502, 2
-  %504 = select i1 %501, i32 %503, i32 2130706432
-  %505 = insertelement <2 x float> poison, float %chunk.c12, i32 0
-  %506 = insertelement <2 x float> %505, float %chunk.c13, i32 1
-  %507 = fptrunc <2 x float> %506 to <2 x half>
-  %508 = zext i32 %504 to i64
-  %509 = add i64 %508, 4
-  %in.range15 = icmp ule i64 %509, %405
-  %510 = getelementptr i8, ptr addrspace(1) %y, i64 %508
-  br i1 %in.range15, label %gstore.then3, label %gstore.end3
-
-gstore.then3:
-  store <2 x half> %507, ptr addrspace(1) %510, align 4
-  br label %gstore.end3
-
-gstore.end3:
-  %511 = mul i32 %warp, 2
-  %512 = add i32 %511, 1
-  %513 = add i32 %417, %512
-  %514 = icmp ult i32 %513, %Ho
-  %515 = and i1 %421, %514
-  %516 = mul i32 %513, %y_stride_h
-  %517 = mul i32 %ow.b0, %y_stride_w
-  %518 = add i32 %516, %517
-  %519 = add i32 %y.image, %518
-  %520 = add i32 %k.thread, 0
-  %521 = icmp ult i32 %520, %K
-  %522 = and i1 %515, %521
-  %523 = add i32 %519, %520
-  %524 = mul i32 %523, 2
-  %525 = select i1 %522, i32 %524, i32 2130706432
-  %526 = insertelement <2 x float> poison, float %chunk.c2, i32 0
-  %527 = insertelement <2 x float> %526, float %chunk.c3, i32 1
-  %528 = fptrunc <2 x float> %527 to <2 x half>
-  %529 = zext i32 %525 to i64
-  %530 = add i64 %529, 4
-  %in.range16 = icmp ule i64 %530, %405
-  %531 = getelementptr i8, ptr addrspace(1) %y, i64 %529
-  br i1 %in.range16, label %gstore.then4, label %gstore.end4
-
-gstore.then4:
-  store <2 x half> %528, ptr addrspace(1) %531, align 4
-  br label %gstore.end4
-
-gstore.end4:
-  %532 = add i32 %k.thread, 8
-  %533 = icmp ult i32 %532, %K
-  %534 = and i1 %515, %533
-  %535 = add i32 %519, %532
-  %536 = mul i32 %535, 2
-  %537 = select i1 %534, i32 %536, i32 2130706432
-  %538 = insertelement <2 x float> poison, float %chunk.c6, i32 0
-  %539 = insertelement <2 x float> %538, float %chunk.c7, i32 1
-  %540 = fptrunc <2 x float> %539 to <2 x half>
-  %541 = zext i32 %537 to i64
-  %542 = add i64 %541, 4
-  %in.range17 = icmp ule i64 %542, %405
-  %543 = getelementptr i8, ptr addrspace(1) %y, i64 %541
-  br i1 %in.range17, label %gstore.then5, label %gstore.end5
-
-gstore.then5:
-  store <2 x half> %540, ptr addrspace(1) %543, align 4
-  br label %gstore.end5
-
-gstore.end5:
-  %544 = add i32 %k.thread, 16
-  %545 = icmp ult i32 %544, %K
-  %546 = and i1 %515, %545
-  %547 = add i32 %519, %544
-  %548 = mul i32 %547, 2
-  %549 = select i1 %546, i32 %548, i32 2130706432
-  %550 = insertelement <2 x float> poison, float %chunk.c10, i32 0
-  %551 = insertelement <2 x float> %550, float %chunk.c11, i32 1
-  %552 = fptrunc <2 x float> %551 to <2 x half>
-  %553 = zext i32 %549 to i64
-  %554 = add i64 %553, 4
-  %in.range18 = icmp ule i64 %554, %405
-  %555 = getelementptr i8, ptr addrspace(1) %y, i64 %553
-  br i1 %in.range18, label %gstore.then6, label %gstore.end6
-
-gstore.then6:
-  store <2 x half> %552, ptr addrspace(1) %555, align 4
-  br label %gstore.end6
-
-gstore.end6:
-  %556 = add i32 %k.thread, 24
-  %557 = icmp ult i32 %556, %K
-  %558 = and i1 %515, %557
-  %559 = add i32 %519, %556
-  %560 = mul i32 %559, 2
-  %561 = select i1 %558, i32 %560, i32 2130706432
-  %562 = insertelement <2 x float> poison, float %chunk.c14, i32 0
-  %563 = insertelement <2 x float> %562, float %chunk.c15, i32 1
-  %564 = fptrunc <2 x float> %563 to <2 x half>
-  %565 = zext i32 %561 to i64
-  %566 = add i64 %565, 4
-  %in.range19 = icmp ule i64 %566, %405
-  %567 = getelementptr i8, ptr addrspace(1) %y, i64 %565
-  br i1 %in.range19, label %gstore.then7, label %gstore.end7
-
-gstore.then7:
-  store <2 x half> %564, ptr addrspace(1) %567, align 4
-  br label %gstore.end7
-
-gstore.end7:
   ret void
 }
 
