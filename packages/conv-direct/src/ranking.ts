@@ -76,7 +76,7 @@ export const SPLIT_TRIAL_WINDOW = { below: 4, above: 8 } as const;
 
 /**
  * Split counts the bench times for one split_c spec on one problem: the planner's choice first,
- * then the other feasible counts (conv-direct's `splitOptions`: C/splits a multiple of ck, the
+ * then the other feasible counts (conv-direct's `splitOptions`: slices of whole ck runs, uneven ones included, the
  * workspace in range) within {@link SPLIT_TRIAL_WINDOW}, nearest first by ratio (fewer slices first
  * on a tie: less workspace traffic). The split count is a runtime kernarg, so all of them run the
  * same binary; the planner's wave target is a model, and on small maps workspace traffic, the

@@ -431,7 +431,7 @@ class MmaConvBuilder {
     return slots;
   }
 
-  /** Dense and split_c: tile k of all K channels; split s reduces channels [s*C/splits, (s+1)*C/splits). */
+  /** Dense and split_c: tile k of all K channels; split s reduces its slice of whole channel runs (split-slices.ts). */
   private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
     const { c0, cEnd, trips } = emitChannelSlice(b, this.args, this.spec, splitIdx, this.mutation?.dropChannelTail);
     const kBase = b.mul(kTile, this.spec.tile_k, 'k.base');
