@@ -11,7 +11,7 @@
  * `outputStaging` in store-path.ts): band p holds rows [p * b, (p + 1) * b) of every row owner's
  * rows, b = rowsPerOwner / passes. Bounds checks go through the sentinel offset, as every store.
  */
-import { bfloat, f32, half, vec, type Builder, type EpilogueStore, type Target, type Value } from '@rocke/ir';
+import { bfloat, f32, half, vec, type Builder, type EpilogueStore, type StoreEpilogue, type Target, type Value } from '@rocke/ir';
 import type { Spec } from '../spec.js';
 import { outputElementBytes, outputStaging, stagedElementBytes, stagedOutputStride, type OutputStaging } from '../store-path.js';
 import type { PixelTileOrigin, TileOrigin } from './grid-decode.js';
@@ -93,39 +93,62 @@ export function emitStagedTileStore(b: Builder, o: StagedTileInputs, writeBand: 
   let epilogue: ReturnType<typeof openStoreEpilogue>;
   let bias: Value[] | undefined;
   let outBuf: ReturnType<Target['globalBuffer']> | undefined;
+  const open = () => {
+    outBuf = spec.variant === 'split_c' ? t.globalBuffer(b, variantArg(args, 'ws'), variantArg(args, 'ws_bytes')) : t.globalBuffer(b, args.y, args.y_bytes);
+    band = bandVectors(b, o, tile);
+    epilogue = openStoreEpilogue(t, b, spec);
+    // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
+    bias = epilogue && o.threads % perPixel === 0 ? epilogue.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec) : undefined;
+    return band;
+  };
+  // Fused: the tile's addresses, the bias and the first residual reads are issued before the
+  // staging, so their latency passes behind the barriers and LDS writes instead of the stores.
+  if (spec.epilogue) open();
   for (let pass = 0; pass < tile.staging.passes; pass++) {
+    const perThread = (n: number) => Math.ceil(n / o.threads);
+    const early = band ? earlyResidualReads(b, band(pass), perThread, epilogue, perVec) : [];
     t.barrier(b);
     writeBand(pass);
     t.barrier(b);
-    if (!band) {
-      outBuf = spec.variant === 'split_c' ? t.globalBuffer(b, variantArg(args, 'ws'), variantArg(args, 'ws_bytes')) : t.globalBuffer(b, args.y, args.y_bytes);
-      band = bandVectors(b, o, tile);
-      epilogue = openStoreEpilogue(t, b, spec);
-      // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
-      bias = epilogue && o.threads % perPixel === 0 ? epilogue.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec) : undefined;
-    }
-    const vector = band(pass);
+    const vector = (band ?? open())(pass);
     const buf = outBuf!;
     const fused: (() => EpilogueStore)[] = [];
-    for (let j = 0; j < Math.ceil(vector.count / o.threads); j++) {
+    for (let j = 0; j < perThread(vector.count); j++) {
       if (!epilogue) {
         const x = vector.at(j);
         t.globalStore(b, buf, x.off, x.val, { align: 16 });
         continue;
       }
       fused.push(() => {
-        const x = vector.at(j);
-        return { acc: x.val, at: { channel: channelOf(x.k), element: x.elem, ...(bias ? { bias } : {}) }, store: (bb, v) => t.globalStore(bb, buf, x.off, bb.fptrunc(v, vec(perVec, outElem)), { align: 16 }) };
+        const x = early[j]?.x ?? vector.address(j);
+        const residual = early[j]?.residual;
+        const at = { channel: channelOf(x.k), element: x.elem, ...(bias ? { bias } : {}), ...(residual ? { residual } : {}) };
+        return { acc: x.load(), at, store: (bb, v) => t.globalStore(bb, buf, x.off, bb.fptrunc(v, vec(perVec, outElem)), { align: 16 }) };
       });
     }
     epilogue?.storeAll(b, fused, STAGED_PREFETCH_REGISTERS);
   }
 }
 
+/**
+ * The residual reads issued before a band's staging: those of the thread's first vectors, up to
+ * {@link STAGED_PREFETCH_REGISTERS} registers (the accumulators are still live while they wait).
+ */
+function earlyResidualReads(b: Builder, vector: BandVectors, perThread: (n: number) => number, epilogue: StoreEpilogue | undefined, perVec: number) {
+  if (!epilogue?.epilogue.residual) return [];
+  const count = Math.min(perThread(vector.count), Math.floor(STAGED_PREFETCH_REGISTERS / (perVec / 2)));
+  return Array.from({ length: count }, (_, j) => {
+    const x = vector.address(j);
+    return { x, residual: epilogue.loadResidual(b, x.elem, perVec) };
+  });
+}
+
 /** A band's 16-byte vectors: how many, and the thread's j-th one (see {@link bandVectors}). */
 interface BandVectors {
   readonly count: number;
   at(j: number): { val: Value; off: Value; elem: Value; k: Value };
+  /** The same vector with its LDS read left for later (the read must follow the staging). */
+  address(j: number): { load: () => Value; off: Value; elem: Value; k: Value };
 }
 
 /**
@@ -160,47 +183,58 @@ function bandVectors(b: Builder, o: StagedTileInputs, tile: StagedTile): (pass: 
     const vrow = b.add(b.mul(owner, rowsPerOwner), b.add(b.urem(row, tile.bandRows), pass * tile.bandRows));
     return b.add(b.mul(vrow, spec.tile_w), b.urem(pix, spec.tile_w), 'out.tile.pixel');
   };
+  /** Vector j of band `pass`; its LDS read now (in the bare store's order) or as a thunk for after the staging. */
+  const vectorAt = (pass: number, j: number) => {
+    let v = b.add(tid, j * o.threads, `out.v${j}`);
+    const inTile = count % o.threads !== 0 && (j + 1) * o.threads > count ? b.icmp('ult', v, count) : undefined;
+    // Threads past the tile re-read its last vector and store it nowhere.
+    if (inTile) v = b.umin(v, count - 1);
+    const kv = b.urem(v, perPixel);
+    const ldsPix = b.udiv(v, perPixel);
+    const pix = tilePixel(ldsPix, pass);
+    let valid: Value;
+    let elemOf: () => Value;
+    let k: Value;
+    if (!window) {
+      // Pointwise: the tile's pix-th flat pixel.
+      const out = emitPixelOutput(b, args, o.place.flat!, pix);
+      k = b.add(o.kBase, b.mul(kv, perVec));
+      valid = b.and(out.ok, b.icmp('ult', k, o.kLimit));
+      elemOf = () => b.add(out.elem, k);
+    } else {
+      let imageK = tileImageK;
+      let oh: Value;
+      let imageOk: Value | undefined;
+      if (spec.tile_n === 1) oh = b.add(window.oh0, b.udiv(pix, spec.tile_w));
+      else {
+        const vrow = b.udiv(pix, spec.tile_w);
+        const image = b.add(window.image, b.udiv(vrow, spec.tile_h), 'out.image');
+        imageOk = b.icmp('ult', image, args.N);
+        imageK = imageOffset(image);
+        oh = b.add(window.oh0, b.urem(vrow, spec.tile_h));
+      }
+      const ow = b.add(window.ow0, b.urem(pix, spec.tile_w));
+      k = b.add(o.kBase, b.mul(kv, perVec));
+      valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
+      if (imageOk) valid = b.and(valid, imageOk);
+      elemOf = () => b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
+    }
+    if (inTile) valid = b.and(valid, inTile);
+    const load = () => b.load(vec(perVec, stageElem), o.ldsAt(b.mul(b.add(b.mul(ldsPix, tile.stride), b.mul(kv, perVec)), S)), { align: 16 });
+    return { valid, elemOf, k, load };
+  };
   return (pass) => ({
     count,
     at(j) {
-      let v = b.add(tid, j * o.threads, `out.v${j}`);
-      const inTile = count % o.threads !== 0 && (j + 1) * o.threads > count ? b.icmp('ult', v, count) : undefined;
-      // Threads past the tile re-read its last vector and store it nowhere.
-      if (inTile) v = b.umin(v, count - 1);
-      const kv = b.urem(v, perPixel);
-      const ldsPix = b.udiv(v, perPixel);
-      const pix = tilePixel(ldsPix, pass);
-      let valid: Value;
-      let elemOf: () => Value;
-      let k: Value;
-      if (!window) {
-        // Pointwise: the tile's pix-th flat pixel.
-        const out = emitPixelOutput(b, args, o.place.flat!, pix);
-        k = b.add(o.kBase, b.mul(kv, perVec));
-        valid = b.and(out.ok, b.icmp('ult', k, o.kLimit));
-        elemOf = () => b.add(out.elem, k);
-      } else {
-        let imageK = tileImageK;
-        let oh: Value;
-        let imageOk: Value | undefined;
-        if (spec.tile_n === 1) oh = b.add(window.oh0, b.udiv(pix, spec.tile_w));
-        else {
-          const vrow = b.udiv(pix, spec.tile_w);
-          const image = b.add(window.image, b.udiv(vrow, spec.tile_h), 'out.image');
-          imageOk = b.icmp('ult', image, args.N);
-          imageK = imageOffset(image);
-          oh = b.add(window.oh0, b.urem(vrow, spec.tile_h));
-        }
-        const ow = b.add(window.ow0, b.urem(pix, spec.tile_w));
-        k = b.add(o.kBase, b.mul(kv, perVec));
-        valid = b.and(b.icmp('ult', oh, o.Ho), b.and(b.icmp('ult', ow, o.Wo), b.icmp('ult', k, o.kLimit)));
-        if (imageOk) valid = b.and(valid, imageOk);
-        elemOf = () => b.add(b.add(imageK!, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))), k);
-      }
-      if (inTile) valid = b.and(valid, inTile);
-      const val = b.load(vec(perVec, stageElem), o.ldsAt(b.mul(b.add(b.mul(ldsPix, tile.stride), b.mul(kv, perVec)), S)), { align: 16 });
-      const elem = elemOf();
-      return { val, off: b.select(valid, b.mul(elem, E), SENTINEL_OFFSET), elem, k };
+      const x = vectorAt(pass, j);
+      const val = x.load();
+      const elem = x.elemOf();
+      return { val, off: b.select(x.valid, b.mul(elem, E), SENTINEL_OFFSET), elem, k: x.k };
+    },
+    address(j) {
+      const x = vectorAt(pass, j);
+      const elem = x.elemOf();
+      return { load: x.load, off: b.select(x.valid, b.mul(elem, E), SENTINEL_OFFSET), elem, k: x.k };
     },
   });
 }
