@@ -178,9 +178,12 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
   for (const m of multipliers)
     for (const [rows, cols] of depthwiseBlocks(o.wo ?? null)) {
       const tiles = depthwiseTiles(target, o.dtype, cap, { m, rows, cols, ho, wo });
-      const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null);
-      const best = (pool: Spec[]) => pool.reduce<Spec | undefined>((acc, s) => (acc === undefined || cost(s) < cost(acc) ? s : acc), undefined);
-      for (const s of [best(tiles), best(tiles.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
+      // The cost does not depend on lds_pad: rank first, then derive the pad (a bank simulation per
+      // candidate pad) and check the LDS budget only down the ranking, until a tile fits.
+      const costs = new Map(tiles.map((s) => [s, depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null)]));
+      const ranked = [...tiles].sort((a, b) => costs.get(a)! - costs.get(b)!);
+      const best = (pool: Spec[]) => pool.map((s) => withLdsPad(target, s)).find((s) => s !== undefined);
+      for (const s of [best(ranked), best(ranked.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
         const key = s ? kernelName(s) : '';
         if (s && !seen.has(key)) {
           seen.add(key);
@@ -191,9 +194,16 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
   return specs;
 }
 
-/** Every tile of one multiplier and output block the grid keeps: channel tiles x thread layouts (th x tw threads) within the map. */
-function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], b: { m: number; rows: number; cols: number; ho: number; wo: number }): Spec[] {
+/** `s` with its derived LDS pad, or undefined when its staged tile leaves no room for two workgroups per CU / SM. */
+function withLdsPad(target: TargetName, s: Spec): Spec | undefined {
   const t = TARGETS[target];
+  const lds_pad = depthwiseLdsPad(s);
+  const g = depthwiseGeometry({ ...s, lds_pad });
+  return g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 ? undefined : { ...s, lds_pad };
+}
+
+/** Every tile of one multiplier and output block within the thread and register limits: channel tiles x thread layouts (th x tw threads) within the map, lds_pad 0 (see {@link withLdsPad}). */
+function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], b: { m: number; rows: number; cols: number; ho: number; wo: number }): Spec[] {
   const out: Spec[] = [];
   for (const tile_k of depthwiseTileKs(b.m))
     // Up to one tile over the whole map: its last block row (column) may overhang the map.
@@ -202,10 +212,10 @@ function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOpti
         const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * b.rows, tile_w: tw * b.cols, tile_k, ck: DEPTHWISE_VECTOR / b.m, waves_m: b.cols, waves_n: b.rows };
         const threads = (tile_k / DEPTHWISE_PAIR) * th * tw;
         if (threads < DEPTHWISE_THREADS.min || threads > DEPTHWISE_THREADS.max) continue;
-        const lds_pad = depthwiseLdsPad(fields);
-        const g = depthwiseGeometry({ ...fields, lds_pad });
-        if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2 || g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
-        out.push(depthwiseSpecOf(target, dtype, cap, { ...fields, lds_pad }));
+        // Registers do not depend on the pad.
+        const g = depthwiseGeometry({ ...fields, lds_pad: 0 });
+        if (g.liveRegisters > depthwiseRegisterBudget(target, g.threads)) continue;
+        out.push(depthwiseSpecOf(target, dtype, cap, { ...fields, lds_pad: 0 }));
       }
   return out;
 }
