@@ -11,7 +11,8 @@
  * The bench order (ranking.ts), the ranker (ranker/) and the split and merge choosers use it.
  */
 import { TARGETS } from '@rocke/ir';
-import { depthwiseGeometry } from './depthwise-geometry.js';
+import { DEFAULT_SLICES_PER_STEP } from '@rocke/split-reduce';
+import { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, depthwiseGeometry, depthwiseReadConflicts, depthwiseWeightStoreConflicts } from './depthwise-geometry.js';
 import { launchGrid } from './grid.js';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import { fragmentLoadsPerMma } from './fragments.js';
@@ -22,6 +23,7 @@ import { longestSlice, splitUnit } from './split-slices.js';
 import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
 import { wholeMapLayout } from './whole-map.js';
+import { weightPieceElems } from './kernel/schedule.js';
 import { FITTED_RANKER } from './ranker/model.generated.js';
 
 /**
@@ -62,7 +64,7 @@ export const TARGET_RATES: Readonly<Record<TargetName, TargetRates>> = {
 };
 
 /** The terms of the cost, each a time in microseconds. */
-export const COST_TERMS = ['mma', 'stage', 'lds', 'store', 'dram', 'latency', 'launch'] as const;
+export const COST_TERMS = ['mma', 'stage', 'loads', 'lds', 'store', 'dram', 'latency', 'launch'] as const;
 export type CostTerm = (typeof COST_TERMS)[number];
 
 /**
@@ -136,17 +138,21 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
   const peak = cls === 'fma' ? rates.fmaFlops : rates.mmaFlops;
   const wsBytes = spec.variant === 'split_c' ? 2 * splits * problem.N * g.Ho * g.Wo * problem.K * WORKSPACE_ELEMENT_BYTES : 0;
   const launches = spec.variant === 'split_c' ? 2 : 1;
+  const reduceRoundTrips = spec.variant === 'split_c' ? 1 + Math.ceil((splits - 1) / DEFAULT_SLICES_PER_STEP) : 0;
   const us = 1e6;
   const terms: Record<CostTerm, number> = {
-    mma: (busiest * w.flops * units * us) / peak,
+    mma: (busiest * w.peakFlops * units * us) / peak,
     stage: (busiest * w.stagedBytes * us) / rates.l2BytesPerUnit,
+    // The load unit takes one wave-wide global load instruction per clock, however few bytes it moves.
+    loads: (busiest * w.loadInstructions * us) / rates.clock,
     lds: (busiest * w.ldsReadBytes * us) / rates.ldsBytesPerUnit,
     // The store unit handles one cache line per clock: a store instruction whose lanes write
     // runs of r bytes per pixel costs one line per run, up to a whole line (see fittedStoreRun).
     store: (busiest * w.storeBytes * us) / (Math.min(fittedStoreRun(spec), LINE_BYTES) * rates.clock),
     dram: ((g.bytes + wsBytes) * us) / rates.dramBytes,
     // The first chunk's loads are exposed in every residency round; later ones overlap `stages` deep.
-    latency: rounds * rates.loadLatency * (1 + (w.chunks - 1) / w.stages) * us,
+    // split_c's reduce adds its fold's round trips: slice 0, then DEFAULT_SLICES_PER_STEP slices at a time.
+    latency: (rounds * (1 + (w.chunks - 1) / w.stages) + reduceRoundTrips) * rates.loadLatency * us,
     launch: launches * rates.launch * us,
   };
   const facts: CostFacts = {
@@ -167,13 +173,17 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
 /**
  * Combines the terms: the throughput terms overlap (the slowest one bounds the launch; a smooth
  * maximum, so every term keeps a say near a tie), the loop's exposed latency and the launches add.
+ * The output stores overlap only across residency rounds: a unit's workgroups of one round store
+ * together after their loops, so the last round's share (1/rounds of the store term) adds.
  */
-export function combineTerms(t: Readonly<Record<CostTerm, number>>): number {
+export function combineTerms(t: Readonly<Record<CostTerm, number>>, rounds = Infinity): number {
+  const exposed = 1 / rounds;
   let overlapped = 0;
-  let added = 0;
+  let added = t.store * exposed;
   for (const term of COST_TERMS) {
-    if (COMBINE.overlapped.includes(term)) overlapped += t[term] ** COMBINE.norm;
-    else added += t[term];
+    const v = term === 'store' ? t[term] * (1 - exposed) : t[term];
+    if (COMBINE.overlapped.includes(term)) overlapped += v ** COMBINE.norm;
+    else added += v;
   }
   return overlapped ** (1 / COMBINE.norm) + added;
 }
@@ -186,7 +196,7 @@ export function estimateCost(spec: Spec, problem: Problem, splits = 1, coefficie
   const { terms: raw, facts } = costTerms(spec, problem, splits);
   const terms = {} as Record<CostTerm, number>;
   for (const term of COST_TERMS) terms[term] = raw[term] * (coefficients[coefficientKey(term, facts.atomClass)] ?? 1);
-  return { us: combineTerms(terms), terms, facts };
+  return { us: combineTerms(terms, facts.rounds), terms, facts };
 }
 
 /** The cost's terms as one line (for explain). */
@@ -202,8 +212,12 @@ export function costLine(c: CostEstimate): string {
 interface WorkgroupWork {
   /** FLOPs one workgroup computes (padding included). */
   readonly flops: number;
+  /** What the `mma` term charges at the peak: the FLOPs, or for CUDA-core kernels 2 per issued instruction. */
+  readonly peakFlops: number;
   /** Bytes it stages from global memory (halo and weights, per chunk). */
   readonly stagedBytes: number;
+  /** Wave-wide global load instructions that staging issues (narrow weight pieces take one each). */
+  readonly loadInstructions: number;
   /** Operand bytes its MMAs (or FMAs) read from LDS. */
   readonly ldsReadBytes: number;
   /** Output bytes it stores (split_c: fp32 partial sums). */
@@ -219,12 +233,7 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
   const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
   // Whole-map tiles compute their flat pixel columns, padding between rows and images included.
   const computed = spec.whole_map ? wholeMapLayout(spec).pixels : pixels;
-  if (spec.variant === 'depthwise') {
-    const d = depthwiseGeometry(spec);
-    const flops = 2 * pixels * spec.tile_k * taps;
-    // Each output reads R·S staged inputs (2 bytes each) and its weights from LDS.
-    return { flops, stagedBytes: d.xBytes + d.wBytes, ldsReadBytes: flops * ELEMENT_BYTES, storeBytes: pixels * spec.tile_k * ELEMENT_BYTES, chunks: 1, stages: 1 };
-  }
+  if (spec.variant === 'depthwise') return depthwiseWork(spec);
   const sg = specGeometry(spec);
   const merged = (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg;
   // split_c: the longest slice's channels, the loop every workgroup waits for (split-slices.ts).
@@ -246,5 +255,45 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
     stages = spec.double_buffer ? 2 : 1;
   }
   const storeBytes = pixels * spec.tile_k * outputElementBytes(spec);
-  return { flops, stagedBytes, ldsReadBytes, storeBytes, chunks, stages };
+  // Weight slots of grouped specs (whose slots may straddle groups) and of channel tails load in pieces.
+  const slot = TARGETS[spec.target].vendor === 'amd' ? sg.atom.fragA : 8;
+  const waves = Math.ceil(sg.threads / sg.waveSize);
+  const loadInstructions = waves * chunks * (sg.xPasses + sg.wPasses * (slot / weightPieceElems(spec, slot)));
+  return { flops, peakFlops: flops, stagedBytes, loadInstructions, ldsReadBytes, storeBytes, chunks, stages };
+}
+
+/** Bytes one shared-memory wavefront serves: 32 banks of 4 bytes. */
+const WAVEFRONT_BYTES = 128;
+
+/**
+ * The depthwise kernel's workgroup (kernel/depthwise.ts): CUDA-core / VALU FMAs, no MMA, so its
+ * time is issue slots and shared-memory wavefronts, not FLOPs at a matrix peak.
+ * - `peakFlops`: every thread issues 2 FMAs per tap of its block's outputs, one LDS read and its
+ *   conversions per window pixel, and one read and two conversions per weight; at 2 FLOPs per
+ *   issued instruction against the fp32 peak.
+ * - `ldsReadBytes`: the wavefronts of the workgroup's shared-memory accesses (each one
+ *   {@link WAVEFRONT_BYTES}): per wave the window reads (times their bank conflict), the weight
+ *   reads, the staging's 16-byte input stores and its 2-byte weight stores (times their conflict:
+ *   the [tap][tile_k] layout puts adjacent lanes a tap apart).
+ * - `chunks`: the staging's batches of loads, each a round trip to memory before the tap loop.
+ */
+function depthwiseWork(spec: Spec): WorkgroupWork {
+  const d = depthwiseGeometry(spec);
+  const taps = spec.R * spec.S;
+  const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
+  const window = d.rowsRead * d.columnsRead;
+  const issue = DEPTHWISE_PAIR * d.rowsPerThread * d.columnsPerThread * taps + window * (1 + d.pairInChannels) + taps * (1 + DEPTHWISE_PAIR);
+  const phases = Math.ceil(Math.min(d.waveSize, d.threads) / 32);
+  const perWave = phases * (window * depthwiseReadConflicts(spec) + taps) + d.xPasses * phases * 4 + d.wPasses * phases * depthwiseWeightStoreConflicts(spec);
+  const waves = Math.ceil(d.threads / d.waveSize);
+  return {
+    flops: 2 * pixels * spec.tile_k * taps,
+    peakFlops: 2 * d.threads * issue,
+    stagedBytes: d.xBytes + d.wBytes,
+    loadInstructions: Math.ceil(d.threads / d.waveSize) * (d.xPasses + d.wPasses),
+    ldsReadBytes: waves * perWave * WAVEFRONT_BYTES,
+    storeBytes: pixels * spec.tile_k * ELEMENT_BYTES,
+    chunks: Math.ceil(d.xPasses / DEPTHWISE_STAGE_BATCH) + Math.ceil(d.wPasses / (4 * DEPTHWISE_STAGE_BATCH)),
+    stages: 1,
+  };
 }

@@ -170,6 +170,26 @@ export function depthwiseReadConflicts(s: DepthwiseTileFields): number {
   return worst;
 }
 
+/**
+ * Worst bank conflict of one weight-staging store: the staging loads read w along [K][R·S] (lane l
+ * takes element l of the tile's run, coalesced) and store it at [tap][tile_k], so adjacent lanes
+ * write one tap apart (tile_k elements): the 2-byte stores of a wave land on few banks.
+ */
+export function depthwiseWeightStoreConflicts(s: DepthwiseTileFields): number {
+  const g = depthwiseGeometry(s);
+  const taps = s.R * s.S;
+  const phase = Math.min(BANKS, g.waveSize);
+  const lanes = Math.min(phase, g.threads, g.wElems);
+  const words = new Map<number, Set<number>>();
+  for (let l = 0; l < lanes; l++) {
+    const word = Math.floor((((l % taps) * s.tile_k + Math.floor(l / taps)) * ELEMENT_BYTES) / BANK_BYTES);
+    const set = words.get(word % BANKS) ?? new Set<number>();
+    set.add(word);
+    words.set(word % BANKS, set);
+  }
+  return Math.max(1, ...[...words.values()].map((set) => set.size));
+}
+
 /** LDS element of thread `l`'s first window pixel and first input channel (the kernel's thread map). */
 export function depthwiseReadElement(s: DepthwiseTileFields, g: DepthwiseGeometry, l: number): number {
   const pair = l % g.pairs;

@@ -57,9 +57,9 @@ function syntheticRows(noiseLog2: number): RankerRows {
         candidates.push({ kernelName: kernelName(spec), ...(spec.variant === 'split_c' ? { splits } : {}), medianMs: us / 1000 });
       }
     }
-    return { name, problem, candidates };
+    return { name, run: 'synthetic', problem, candidates };
   });
-  return { format: 1, device: 'synthetic', target: 'sm_90', source: 'ranker.test.ts', shapes };
+  return { format: 2, device: 'synthetic', target: 'sm_90', runs: [{ id: 'synthetic', source: 'ranker.test.ts' }], shapes };
 }
 
 describe('specFromKernelName', () => {
@@ -174,7 +174,7 @@ describe('rowsFromBenchDetails', () => {
         },
       ],
     };
-    const rows = rowsFromBenchDetails(details, { device: 'd', target: 'sm_90', source: 's' });
+    const rows = rowsFromBenchDetails(details, { device: 'd', target: 'sm_90', run: { id: 'r', source: 's' } });
     expect(rows.shapes[0]!.candidates).toEqual([
       { kernelName: kernelName(spec), splits: 4, medianMs: 0.01 },
       { kernelName: kernelName(spec), splits: 2, medianMs: 0.0123457 },
