@@ -11,12 +11,16 @@ export {
   leaveGroupOut,
   leaveOneClassOut,
   leaveOneShapeOut,
+  mergeRows,
   problemClass,
+  problemKey,
   rowsFromBenchDetails,
+  rowsSource,
   type Evaluation,
   type FitOptions,
   type HeldOutShape,
   type RankerRows,
+  type RunMeta,
 } from './fit.js';
 export { specFromKernelName } from './spec-from-name.js';
 export { chooseConv, type ChooseOptions, type ConvChoice, type ConvRecordChoice } from './choose.js';
