@@ -83,7 +83,7 @@ describe('bench-prep', () => {
     const capped = orderCandidates([...valid].reverse(), SMALL_MAP, { cap: 16 });
     expect(capped.map((c) => c.score.kernelName)).toEqual(all.slice(0, 16).map((c) => c.score.kernelName));
     // Each position carries its reasons: the cost's terms.
-    expect(capped[0]!.score.reason).toMatch(/^[\d.]+ us predicted \(mma [\d.]+, stage [\d.]+, lds [\d.]+, store [\d.]+, dram [\d.]+, latency [\d.]+, launch [\d.]+ us; \d+ workgroups/);
+    expect(capped[0]!.score.reason).toMatch(/^[\d.]+ us predicted \(mma [\d.]+, stage [\d.]+, loads [\d.]+, lds [\d.]+, store [\d.]+, dram [\d.]+, latency [\d.]+, launch [\d.]+ us; \d+ workgroups/);
   });
 
   it('counts LDS fragment loads per MMA: a one-row wave band re-reads R input rows per output row', () => {

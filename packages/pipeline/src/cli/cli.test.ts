@@ -132,7 +132,7 @@ describe('rocke plan with a compiled cache', () => {
     // Every ranked candidate carries its place, predicted time and the cost terms behind it.
     expect(plan.ranking.map((r) => [r.position, r.kernelName])).toEqual([[1, plan.chosen!.kernelName], [2, expect.any(String)]]);
     expect(plan.ranking[1]!.predictedUs).toBeGreaterThanOrEqual(plan.ranking[0]!.predictedUs);
-    expect(Object.keys(plan.ranking[0]!.terms)).toEqual(['mma', 'stage', 'lds', 'store', 'dram', 'latency', 'launch']);
+    expect(Object.keys(plan.ranking[0]!.terms)).toEqual(['mma', 'stage', 'loads', 'lds', 'store', 'dram', 'latency', 'launch']);
     const text = await run(['plan', ...SMALL, '--target', 'sm_90', '--explain']);
     expect(text.stdout).toMatch(/ranking \(the cost model's predicted order, 2 candidates\):\n  #1 rocke_direct_\S+: [\d.]+ us predicted \(mma /);
     const first = plan.chosen!.kernelName;
