@@ -95,6 +95,14 @@ export const SpecSchema = z
      * out only as true (one spelling per kernel).
      */
     whole_map: z.literal(true).optional(),
+    /**
+     * Weights streamed per tap (sm_90a warpgroup MMA, m-block tiles, filters of two or more taps):
+     * each tap's tile_k x ck weights go through a ring of their own LDS stages, one tap ahead of
+     * another, instead of every tap's weights sharing each halo stage; the halo keeps two stages.
+     * The LDS freed goes to a larger ck or tile (see {@link weightRing}). Left out: the weights of
+     * every tap staged with each chunk; written out only as true (one spelling per kernel).
+     */
+    weight_ring: z.literal(true).optional(),
   })
   .strict();
 
@@ -168,6 +176,7 @@ export function kernelName(spec: Spec): string {
     spec.c_tail !== 0 ? `ct${spec.c_tail}` : '',
     spec.k_tail ? 'kt' : '',
     spec.whole_map ? 'wm' : '',
+    spec.weight_ring ? 'wr' : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
@@ -359,7 +368,48 @@ export interface WgmmaLds {
   readonly planeBytes: number;
   readonly xStageBytes: number;
   readonly wStageBytes: number;
+  /** X stages (and, without a weight ring, W stages: one of each per chunk in flight). */
   readonly stages: number;
+  /** W stages: `stages`, or the weight ring's depth (one tap's weights each, see {@link weightRing}). */
+  readonly wStages: number;
+  /** The per-tap weight ring of a `weight_ring` spec, else undefined. */
+  readonly ring: WeightRing | undefined;
+}
+
+/**
+ * The per-tap weight stream of a `weight_ring` spec (kernel/wgmma.ts). The channel loop runs in
+ * tap steps: step i is tap i % taps of chunk i / taps. Each step's tile_k x ck weights have a ring
+ * stage of their own, copied `ahead` steps before the step's wgmmas, which stay in flight while the
+ * next step issues; the halo keeps {@link WEIGHT_RING_X_STAGES} stages, the next chunk's copied
+ * during tap 1 of the current one.
+ * - A ring stage is refilled `stages` steps after its last use, and the copies of step i run while
+ *   step i − 1's wgmmas may still read: stages = ahead + 2.
+ * - The next chunk's halo is committed with step taps·c + 1's copies and must have landed when
+ *   step taps·(c + 1) waits for its weights, which were committed `ahead` steps earlier:
+ *   ahead ≤ taps − 1, so at most taps + 1 stages (the weights then run a chunk ahead, as the
+ *   all-tap stages do).
+ * - Depth: the most stages up to taps + 1 that leave two workgroups per SM, when
+ *   {@link WEIGHT_RING_MIN_STAGES} fit there; else the most the block's LDS holds (at least the minimum:
+ *   validation rejects a tile whose halo leaves less).
+ */
+export interface WeightRing {
+  readonly stages: number;
+  readonly ahead: number;
+}
+
+/** Halo stages of a weight-ring spec: the current chunk's and the next one's. */
+export const WEIGHT_RING_X_STAGES = 2;
+/** Fewest ring stages: one step's wgmmas in flight, one being issued, one copied ahead. */
+export const WEIGHT_RING_MIN_STAGES = 3;
+
+/** The ring of `taps` stages of `stageBytes` next to `fixedBytes` of halo stages on `target`. */
+export function weightRing(target: Spec['target'], taps: number, fixedBytes: number, stageBytes: number): WeightRing {
+  const t = TARGETS[target];
+  const fit = (budget: number) => Math.floor((budget - fixedBytes) / stageBytes);
+  const shared = fit(t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock);
+  const alone = fit(Math.min(t.ldsBytes, t.sharedBytesPerUnit - t.sharedReservedPerBlock));
+  const stages = Math.min(taps + 1, shared >= WEIGHT_RING_MIN_STAGES ? shared : Math.max(WEIGHT_RING_MIN_STAGES, alone));
+  return { stages, ahead: stages - 2 };
 }
 
 const CORE_ROW_BYTES = X_VECTOR_ELEMS * ELEMENT_BYTES;
@@ -381,11 +431,19 @@ export function wgmmaLds(kernelSpec: Spec): WgmmaLds {
   const planeBytes = (flat ? flat.staged : spec.tile_n * ldsInH * planeColumns) * rowBytes;
   const groups = spec.ck / X_VECTOR_ELEMS;
   const xStageBytes = swizzle ? roundUp(planeBytes, SWIZZLE_ATOM_BYTES) : groups * planeBytes;
-  const wStageBytes = swizzle ? roundUp(spec.R * spec.S * spec.tile_k * rowBytes, SWIZZLE_ATOM_BYTES) : spec.R * spec.S * groups * spec.tile_k * CORE_ROW_BYTES;
+  const alignSlack = swizzle ? SWIZZLE_ATOM_BYTES : 0;
+  // A W stage holds every tap's weights, or one tap's (weight ring).
+  const taps = spec.weight_ring ? 1 : spec.R * spec.S;
+  const wStageBytes = swizzle ? roundUp(taps * spec.tile_k * rowBytes, SWIZZLE_ATOM_BYTES) : taps * groups * spec.tile_k * CORE_ROW_BYTES;
+  const common = { swizzle, rowBytes, alignSlack, ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes };
+  if (spec.weight_ring) {
+    const ring = weightRing(spec.target, spec.R * spec.S, WEIGHT_RING_X_STAGES * xStageBytes + alignSlack, wStageBytes);
+    return { ...common, stages: WEIGHT_RING_X_STAGES, wStages: ring.stages, ring };
+  }
   const t = TARGETS[spec.target];
   const fit = Math.floor((t.sharedBytesPerUnit / 2 - t.sharedReservedPerBlock) / (xStageBytes + wStageBytes));
   const stages = Math.max(2, Math.min(WGMMA_MAX_STAGES, fit));
-  return { swizzle, rowBytes, alignSlack: swizzle ? SWIZZLE_ATOM_BYTES : 0, ldsInH, ldsInW, planeColumns, planeBytes, xStageBytes, wStageBytes, stages };
+  return { ...common, stages, wStages: stages, ring: undefined };
 }
 
 /** LDS stages of a warpgroup-MMA spec (see {@link wgmmaLds}). */
@@ -410,7 +468,7 @@ function warpgroupGeometry(spec: Spec): SpecGeometry {
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
   const ldsXElems = lds.xStageBytes / ELEMENT_BYTES;
   const ldsWElems = lds.wStageBytes / ELEMENT_BYTES;
-  const ldsBytes = (lds.xStageBytes + lds.wStageBytes) * lds.stages + lds.alignSlack;
+  const ldsBytes = lds.xStageBytes * lds.stages + lds.wStageBytes * lds.wStages + lds.alignSlack;
   const xVectors = (flat ? flat.staged : ldsRows * ldsInW) * xChannelVectors;
   const wSlots = ldsWElems / X_VECTOR_ELEMS;
   const mBlocksPerWave = mBlocks / spec.waves_n;

@@ -54,6 +54,8 @@ function targetHintReason(s: Spec): string | null {
 
 /** Checks that need only the spec (positivity first, then divisibility, then resources). */
 function validateSpecOnly(s: Spec): string | null {
+  const ring = s.weight_ring ? weightRingReason(s) : null;
+  if (ring) return ring;
   if (s.variant === 'depthwise') return depthwiseSpecReason(s) ?? targetHintReason(s);
   const pointwise = s.variant === 'pointwise' ? pointwiseSpecReason(s) : null;
   if (pointwise) return pointwise;
@@ -113,6 +115,17 @@ function validateSpecOnly(s: Spec): string | null {
   if (g.accPerLane > MAX_ACCUMULATORS_PER_LANE) {
     return `${g.accPerLane} accumulators per lane exceed ${MAX_ACCUMULATORS_PER_LANE}`;
   }
+  return null;
+}
+
+/**
+ * The per-tap weight ring (spec.ts `weightRing`): built in the warpgroup-MMA m-block kernel, whose
+ * operands wgmma reads from LDS by descriptor, so a tap's weights are one ring stage's address.
+ */
+function weightRingReason(s: Spec): string | null {
+  if (!isWarpgroupAtom(s.atom)) return `weight_ring: the per-tap weight ring is built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
+  if (s.whole_map) return 'weight_ring: whole-map tiles put the weights on the MMA M side and have no ring (leave weight_ring out)';
+  if (s.variant === 'pointwise' || s.R * s.S < 2) return `weight_ring: a ${s.R}x${s.S} filter has one tap; there is nothing to stream per tap (leave weight_ring out)`;
   return null;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The conv kernel builder's entry: validates the spec and hands it to the builder of its variant
  * and atom — the depthwise kernel (depthwise.ts, no MMA), the warpgroup-MMA kernel (wgmma.ts) for
- * m64nNk16, the per-wave MMA kernel (mma.ts) for the MFMA and mma.sync atoms. All open their
+ * m64nNk16 (its whole-map and per-tap weight-ring forms in wgmma-whole-map.ts and wgmma-ring.ts), the per-wave MMA kernel (mma.ts) for the MFMA and mma.sync atoms. All open their
  * kernels through open.ts.
  */
 import { getTarget, type Target } from '@rocke/ir';
@@ -12,6 +12,7 @@ import { buildDepthwiseKernel } from './depthwise.js';
 import { buildMmaConvKernel } from './mma.js';
 import { ConvKernelError, type BuildMutation, type ConvKernel } from './open.js';
 import { buildWgmmaConvKernel } from './wgmma.js';
+import { WeightRingBuilder } from './wgmma-ring.js';
 import { WholeMapBuilder } from './wgmma-whole-map.js';
 
 export { ConvKernelError, SENTINEL_OFFSET, type BuildMutation, type ConvKernel, type FragmentLoad, type StagingSchedule } from './open.js';
@@ -36,7 +37,7 @@ export function buildConvKernel(spec: Spec, options: BuildOptions = {}): ConvKer
   const target = options.target ?? getTarget(spec.target);
   if (target.name !== spec.target) throw new ConvKernelError(`spec targets ${spec.target} but the target object is ${target.name}`);
   if (spec.variant === 'depthwise') return buildDepthwiseKernel(spec, target);
-  if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target, spec.whole_map ? WholeMapBuilder : undefined);
+  if (isWarpgroupAtom(spec.atom)) return buildWgmmaConvKernel(spec, target, spec.whole_map ? WholeMapBuilder : spec.weight_ring ? WeightRingBuilder : undefined, options.mutation);
   return buildMmaConvKernel(spec, target, options.mutation);
 }
 

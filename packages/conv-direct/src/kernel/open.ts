@@ -125,6 +125,8 @@ export function openConvKernel(spec: Spec, t: Target, options: KernelOptions, ld
 export interface BuildMutation {
   /** Dense and split_c with channel tails: count only whole chunks, dropping the last partial one. */
   readonly dropChannelTail?: boolean;
+  /** Weight-ring (per-tap) warpgroup kernels: issue no wgmmas for the last tap of each chunk. */
+  readonly dropTap?: boolean;
 }
 
 /**

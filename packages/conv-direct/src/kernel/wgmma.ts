@@ -27,6 +27,7 @@ import {
   openConvKernel,
   openStoreEpilogue,
   variantArg,
+  type BuildMutation,
   type ConvKernel,
   type KernelArgs,
 } from './open.js';
@@ -50,9 +51,9 @@ export interface Slot {
 }
 
 /** Builds the warpgroup-MMA kernel of a validated dense or split_c spec. */
-export function buildWgmmaConvKernel(spec: Spec, t: Target, builder: typeof WgmmaConvBuilder = WgmmaConvBuilder): ConvKernel {
+export function buildWgmmaConvKernel(spec: Spec, t: Target, builder: typeof WgmmaConvBuilder = WgmmaConvBuilder, mutation?: BuildMutation): ConvKernel {
   if (!t.warpgroupMma || !t.asyncCopy) throw new ConvKernelError(`${t.name} has no warpgroup MMA with cp.async staging; ${spec.atom} needs sm_90a`);
-  return new builder(spec, t, t.warpgroupMma).build();
+  return new builder(spec, t, t.warpgroupMma, mutation).build();
 }
 
 /** What the epilogue of a tile needs to place its accumulators. */
@@ -68,6 +69,21 @@ export interface WgmmaTileOrigin {
   readonly splitIdx: Value | undefined;
   /** A pointer into the kernel's LDS (the staged output tile starts at byte 0). */
   readonly ldsAt: (byteOffset: Value) => Value;
+}
+
+/** What the channel loop stages from and issues into. */
+export interface ChannelLoopInputs {
+  /** Byte offset in the (aligned) shared window -> pointer. */
+  readonly at: (off: Value) => Value;
+  readonly tid: Value;
+  readonly wgM: Value;
+  readonly wgN: Value;
+  readonly place: TileOrigin | PixelTileOrigin;
+  /** First output channel of the tile, first input channel and end of the reduced channels (tails), chunks. */
+  readonly kBase: Value;
+  readonly c0: Value;
+  readonly cEnd: Value | undefined;
+  readonly trips: Value;
 }
 
 /**
@@ -90,6 +106,8 @@ export class WgmmaConvBuilder {
     protected readonly kernelSpec: Spec,
     protected readonly t: Target,
     protected readonly wg: WarpgroupMma,
+    /** Tests only: a deliberate defect (see `BuildMutation`). */
+    protected readonly mutation?: BuildMutation,
   ) {
     const spec = stagedSpec(kernelSpec);
     this.spec = spec;
@@ -122,7 +140,7 @@ export class WgmmaConvBuilder {
   }
 
   protected emitBody(b: Builder, window: Value): void {
-    const { spec, t, wg, args } = this;
+    const { spec, t, args } = this;
     const L = this.layout;
     // Swizzled rows take their XOR pattern from absolute address bits 7..9: start on a 1 KiB boundary
     // (the kernel asks for alignSlack bytes more).
@@ -140,6 +158,19 @@ export class WgmmaConvBuilder {
     const { c0, cEnd, trips } = emitChannelSlice(b, args, spec, splitIdx);
     const kBase = b.mul(kTile, spec.tile_k, 'k.base');
 
+    const at = (off: Value) => b.gep(i8, lds, [off]);
+    const accs = this.emitChannelLoop(b, { at, tid, wgM, wgN, place, kBase, c0, cEnd, trips });
+
+    this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx, ldsAt: at });
+  }
+
+  /**
+   * The channel loop: stages chunk by chunk (halo and every tap's weights per stage) and issues
+   * each staged chunk's wgmmas. Returns the accumulators, one array per m-block.
+   */
+  protected emitChannelLoop(b: Builder, c: ChannelLoopInputs): Value[][] {
+    const { spec, t, wg, args } = this;
+    const { at, tid, wgM, wgN, place, kBase, c0, cEnd, trips } = c;
     // ---- staging (hoisted: the loop only adds the chunk's channel offset)
     const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
     const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
@@ -147,7 +178,6 @@ export class WgmmaConvBuilder {
     const wSlots = this.wSlots(b, tid, kBase, c0, cEnd);
     const xBase = (stage: Value) => b.mul(stage, this.layout.xStageBytes);
     const wBase = (stage: Value) => b.add(b.mul(stage, this.layout.wStageBytes), this.layout.stages * this.layout.xStageBytes);
-    const at = (off: Value) => b.gep(i8, lds, [off]);
     const cp = t.asyncCopy!;
     // Chunks past the last copy from the sentinel (zero-fill): the loop needs no branch around its copies.
     const copyChunk = (chunk: Value, stage: Value) => {
@@ -200,9 +230,7 @@ export class WgmmaConvBuilder {
     });
     if (inFlight) wg.wait(b, 0); // the last chunk's wgmmas, before the epilogue reads the accumulators
     cp.wait(b, 0); // the zero-fill copies past the end land before the workgroup exits
-    const accs = unflat(looped);
-
-    this.emitEpilogue(b, accs, { tid, wgM, wgN, place, kBase, Ho, Wo, K, splitIdx, ldsAt: at });
+    return unflat(looped);
   }
 
   /** Accumulators per thread, as arrays of one wgmma's n/2 each: one per m-block of this warpgroup. */
