@@ -40,7 +40,9 @@ describe('golden configs', () => {
     expect(new Set(wgmma.filter((s) => s.whole_map).map((s) => s.variant))).toEqual(new Set(['dense', 'split_c']));
     expect(new Set(specs.map((s) => s.dtype))).toEqual(new Set(['bf16', 'fp16']));
     expect(new Set(specs.map((s) => s.stride_h))).toEqual(new Set([1, 2, 3, 4]));
-    expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 3, 4, 5, 7]));
+    expect(new Set(specs.map((s) => s.R))).toEqual(new Set([1, 2, 3, 4, 5, 7]));
+    // The per-tap weight ring in both operand layouts (core-matrix planes, 128B-swizzled rows).
+    expect(new Set(wgmma.filter((s) => s.weight_ring).map((s) => s.ck === 64))).toEqual(new Set([true, false]));
     expect(new Set(specs.map((s) => s.c_tail))).toEqual(new Set([0, 1, 8]));
     expect(specs.some((s) => s.k_tail) && specs.some((s) => s.dilation_h === 2)).toBe(true);
     expect(new Set(specs.map((s) => s.double_buffer))).toEqual(new Set([true, false]));
