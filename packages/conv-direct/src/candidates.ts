@@ -6,7 +6,7 @@ import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
 import { checkProblem, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
-import { kernelName, type Spec, type Variant } from './spec.js';
+import { kernelName, specGeometry, WEIGHT_RING_MIN_STAGES, wgmmaLds, type Spec, type Variant } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_TENSOR_BYTES, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
 import { frozenSpec, markChecked, validate, validateBuilt, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
 import { SPILL_BUDGET_FRACTION } from './spill.js';
@@ -462,7 +462,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
-  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...wholeMapVariants(specs, problem));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...weightRingVariants(specs), ...wholeMapVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
   const filter = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
@@ -493,6 +493,22 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
   return out;
 }
 
+
+/**
+ * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs of filters with two
+ * or more taps whose all-tap stages leave no chunk of wgmmas in flight: fewer than three stages fit
+ * two workgroups per SM, or the stages exceed the target's LDS outright. There the weights of every
+ * tap crowd the halo; streamed per tap they leave it two stages and run ahead in a ring.
+ */
+function weightRingVariants(specs: readonly Spec[]): Spec[] {
+  const out: Spec[] = [];
+  for (const spec of specs) {
+    if (!isWarpgroupAtom(spec.atom) || spec.whole_map || spec.weight_ring || spec.R * spec.S < 2) continue;
+    const crowded = wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES || specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
+    if (crowded) out.push({ ...spec, weight_ring: true });
+  }
+  return out;
+}
 
 /**
  * Whole-map copies (whole-map.ts) of the warpgroup-MMA specs with one warpgroup column (waves_n 1)
