@@ -222,7 +222,8 @@ describe('problemCandidates: tile_n variants', () => {
   // Multi-image m-block tiles (whole-map tiles have their own tests, src/whole-map.test.ts).
   const shapes = (specs: readonly { tile_h: number; tile_w: number; tile_n: number; atom: string; whole_map?: true }[]) =>
     new Set(specs.filter((s) => s.tile_n > 1 && !s.whole_map).map((s) => `${s.atom} ${s.tile_h}x${s.tile_w} n${s.tile_n}`));
-  const mBlock = (specs: readonly Spec[]) => specs.filter((s) => !s.whole_map);
+  // The whole-map and weight-ring copies have tests of their own (whole-map.test.ts, kernel/weight-ring.test.ts).
+  const mBlock = (specs: readonly Spec[]) => specs.filter((s) => !s.whole_map && !s.weight_ring);
 
   it('adds tile_n 2 and 4 of the tightest covering tile for dense and split_c (sm_8x8_1280: t8x8, mma.sync and wgmma)', () => {
     for (const variant of ['dense', 'split_c'] as const) {

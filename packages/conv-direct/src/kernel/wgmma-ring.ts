@@ -134,6 +134,20 @@ export class WeightRingBuilder extends WgmmaConvBuilder {
   }
 
   /**
+   * Core-matrix planes: 8 consecutive slots take 8 consecutive pixels of one 8-channel group, so
+   * each 8-thread phase of a cp.async writes 128 contiguous bytes of one plane at any halo size
+   * (the channel group fastest puts a phase's threads planeBytes apart, conflicting or not by
+   * planeBytes mod 128 and the column order), and the phases of a warp read the same global sectors. Swizzled rows keep the channel group fastest (one pixel's row per phase). The
+   * threads are a multiple of 8 x ck/8, so the slots of a pass are a permutation of its vectors.
+   */
+  protected override xVector(b: Builder, slot: Value): Value {
+    if (this.layout.swizzle) return slot;
+    const groups = this.spec.ck / 8;
+    const pixel = b.add(b.and(slot, 7), b.mul(b.udiv(slot, 8 * groups), 8));
+    return b.add(b.mul(pixel, groups), b.urem(b.lshr(slot, 3), groups), 'xv.phase');
+  }
+
+  /**
    * W slots of one tap: vector v = (output channel, 8-channel group). Swizzled rows: the channel
    * group fastest, as wgmma.ts (8 threads fill one 128-byte row). Core-matrix planes
    * [ck/8][tile_k][8]: 8 consecutive threads take 8 consecutive output channels of one group, so

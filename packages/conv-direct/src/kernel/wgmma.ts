@@ -336,7 +336,7 @@ export class WgmmaConvBuilder {
     const { spec, g } = this;
     const slots: Slot[] = [];
     for (let j = 0; j < g.xPasses; j++) {
-      const v = b.add(tid, j * this.threads, `xv${j}`);
+      const v = this.xVector(b, b.add(tid, j * this.threads, `xv${j}`));
       const inTileOf = () => (g.xVectors % this.threads !== 0 && (j + 1) * this.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined);
       const { global, row, col, cv, inTile } = place.flat
         ? emitPixelSource(b, this.args, this.kernelSpec, g, { v, j, flat: place.flat, cStart: c0, inTile: inTileOf })
@@ -347,6 +347,14 @@ export class WgmmaConvBuilder {
       slots.push({ global, lds, inTile, ...this.room(b, cEnd, cv, c0, `x.room${j}`) });
     }
     return slots;
+  }
+
+  /**
+   * The X vector (pixel · ck/8 + 8-channel group) thread slot `slot` stages: the slot itself, the
+   * channel group fastest (a pixel's channels are contiguous in NHWC).
+   */
+  protected xVector(_b: Builder, slot: Value): Value {
+    return slot;
   }
 
   /** Channel tails: the slot's room before the end of the reduced channels (see {@link Slot.room}). */
