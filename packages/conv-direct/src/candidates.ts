@@ -495,15 +495,18 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
 
 
 /**
- * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs of filters with two
- * or more taps whose all-tap stages leave no chunk of wgmmas in flight: fewer than three stages fit
- * two workgroups per SM, or the stages exceed the target's LDS outright. There the weights of every
- * tap crowd the halo; streamed per tap they leave it two stages and run ahead in a ring.
+ * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs of strided filters
+ * with two or more taps whose all-tap stages leave no chunk of wgmmas in flight: fewer than three
+ * stages fit two workgroups per SM, or the stages exceed the target's LDS outright. There the
+ * weights of every tap crowd a halo that grows with the stride squared; streamed per tap they leave
+ * it two stages and run ahead in a ring. Stride 1 gets none yet: the same rule would add a copy to
+ * most of its large tiles (half again the candidates to validate and rank) before any is measured.
  */
 function weightRingVariants(specs: readonly Spec[]): Spec[] {
   const out: Spec[] = [];
   for (const spec of specs) {
     if (!isWarpgroupAtom(spec.atom) || spec.whole_map || spec.weight_ring || spec.R * spec.S < 2) continue;
+    if (spec.stride_h === 1 && spec.stride_w === 1) continue;
     const crowded = wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES || specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
     if (crowded) out.push({ ...spec, weight_ring: true });
   }

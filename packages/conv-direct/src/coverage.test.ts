@@ -25,7 +25,7 @@ describe('problemCoverage', () => {
 
   it('names the rule that rejects the most candidates when none is valid', () => {
     // A 101x101 filter: no tile stages even its halo (two stages of at least 108x108 pixels) within
-    // any target's shared memory. (31x31 fits sm_90 with the weights streamed per tap.)
+    // any target's shared memory, weights streamed per tap or not.
     const p = { ...problem3x3({ N: 1, H: 56, W: 56, C: 64, K: 64 }), R: 101, S: 101, padH: 50, padW: 50 };
     for (const t of TARGET_NAMES) {
       const c = problemCoverage(p, t);

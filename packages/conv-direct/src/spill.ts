@@ -4,7 +4,7 @@
  */
 import { TARGETS } from '@rocke/ir';
 import { DEPTHWISE_PAIR, depthwiseGeometry } from './depthwise-geometry.js';
-import { haloExtent, specGeometry, stagedSpec, type Spec } from './spec.js';
+import { haloExtent, specGeometry, stagedSpec, X_VECTOR_ELEMS, type Spec } from './spec.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
 import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
 
@@ -20,7 +20,13 @@ export interface RegisterEstimate {
   readonly aFrags: number;
   /** Channel tails: the hoisted bounds, one per X staging pass and two (offset, channel) per weight piece. */
   readonly tails: number;
-  /** acc + prefetch + bFrags + aFrags + tails. */
+  /**
+   * Weight-ring kernels (sm_90a): the hoisted cp.async slots, a global and an LDS offset each, of
+   * the halo and one tap's weights. The ring exists for halos that fill the LDS, so a one-warpgroup
+   * tile can hold dozens of halo slots (33x17 pixels at ck 64: 36 per thread); 0 elsewhere.
+   */
+  readonly slots: number;
+  /** acc + prefetch + bFrags + aFrags + tails + slots. */
   readonly live: number;
   /** Registers per lane the heuristic allows before predicting a spill. */
   readonly budget: number;
@@ -45,7 +51,7 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
     const d = depthwiseGeometry(spec);
     const budget = registerBudget(spec, Math.ceil(d.threads / d.waveSize));
     const prefetch = spec.epilogue?.residual ? d.rowsPerThread * d.columnsPerThread : 0;
-    return { acc: d.accPerLane, prefetch, bFrags: DEPTHWISE_PAIR * d.columnsRead, aFrags: d.weightRegisters, tails: 0, live: d.liveRegisters + prefetch, budget };
+    return { acc: d.accPerLane, prefetch, bFrags: DEPTHWISE_PAIR * d.columnsRead, aFrags: d.weightRegisters, tails: 0, slots: 0, live: d.liveRegisters + prefetch, budget };
   }
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;
@@ -56,8 +62,9 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   const aFrags = g.mTilesPerWave * dwordsA;
   const wSlotElems = TARGETS[spec.target].vendor === 'amd' ? g.atom.fragA : 8;
   const tails = spec.c_tail === 0 ? 0 : g.xPasses + 2 * g.wPasses * (wSlotElems / weightPieceElems(spec, wSlotElems));
+  const slots = spec.weight_ring ? 2 * (g.xPasses + Math.ceil((spec.tile_k * spec.ck) / X_VECTOR_ELEMS / g.threads)) : 0;
   const budget = registerBudget(spec, spec.waves_m * spec.waves_n);
-  return { acc, prefetch, bFrags, aFrags, tails, live: acc + prefetch + bFrags + aFrags + tails, budget };
+  return { acc, prefetch, bFrags, aFrags, tails, slots, live: acc + prefetch + bFrags + aFrags + tails + slots, budget };
 }
 
 /** Registers per lane a workgroup of `waves` waves may use before the heuristic predicts a spill. */
@@ -76,7 +83,8 @@ export function spillReason(spec: Spec): string | null {
   }
   if (r.live > r.budget) {
     const tails = r.tails > 0 ? ` + tails ${r.tails}` : '';
-    return `about ${r.live} live registers per lane (acc ${r.acc} + prefetch ${r.prefetch} + B ${r.bFrags} + A ${r.aFrags}${tails}) exceed the budget ${r.budget.toFixed(1)}`;
+    const slots = r.slots > 0 ? ` + slots ${r.slots}` : '';
+    return `about ${r.live} live registers per lane (acc ${r.acc} + prefetch ${r.prefetch} + B ${r.bFrags} + A ${r.aFrags}${tails}${slots}) exceed the budget ${r.budget.toFixed(1)}`;
   }
   return null;
 }

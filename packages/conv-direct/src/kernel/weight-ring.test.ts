@@ -10,6 +10,7 @@ import { problemGeometry, type Problem } from '../problem.js';
 import { canonicalSpecJson, kernelName, specFromJson, specGeometry, weightRing, wgmmaLds, type Spec } from '../spec.js';
 import { specFromKernelName } from '../ranker/spec-from-name.js';
 import { problem3x3, wgmmaSpec } from '../test-fixtures.js';
+import { registerEstimate, spillReason } from '../spill.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -75,6 +76,13 @@ describe('weight ring layout', () => {
           expect(r.ahead).toBeLessThanOrEqual(taps - 1);
           expect(r.stages).toBe(r.ahead + 2);
         }
+  });
+
+  it('the spill heuristic counts the hoisted staging slots of a ring kernel', () => {
+    // ptxas 13, sm_90a: 208 registers, no spills; and 255 registers with 252 bytes spilled (36 halo slots per thread).
+    expect(spillReason(ring({ ck: 32, tile_h: 16, tile_w: 16, tile_k: 128, waves_n: 2 }))).toBeNull();
+    expect(spillReason(ring({ ck: 64, tile_h: 16, tile_w: 8, tile_k: 128 }))).toMatch(/slots 88\) exceed the budget/);
+    expect(registerEstimate(wgmmaSpec({ ck: 64, tile_h: 16, tile_w: 8, tile_k: 128 })).slots).toBe(0);
   });
 
   it('names ring specs with _wr and reads the name back', () => {

@@ -63,7 +63,7 @@ describe('problem sets in the CLI', () => {
   });
 
   it('plan --miopen-file: rows for the log problems, a note on stderr; an unserved one is exit 2 with its reason', async () => {
-    writeFileSync(join(dir, 'log.txt'), `${LOG}\nMIOpenDriver convbfp16 -n 1 -c 64 -H 56 -W 56 -k 64 -y 31 -x 31 -p 15 -q 15\n`);
+    writeFileSync(join(dir, 'log.txt'), `${LOG}\nMIOpenDriver convbfp16 -n 1 -c 64 -H 56 -W 56 -k 64 -y 101 -x 101 -p 50 -q 50\n`);
     const r = await run(['plan', '--miopen-file', 'log.txt', '--target', 'sm_90', '--json']);
     const rows = r.json<{ rows: PlanRow[] }>().rows;
     expect(rows.map((row) => row.name)).toEqual(['line2', 'line6', 'line9']);
@@ -74,7 +74,7 @@ describe('problem sets in the CLI', () => {
   });
 
   it('compile-all and bench take --miopen-file too, and refuse mixing it with a suite or a problem', async () => {
-    writeFileSync(join(dir, 'one.txt'), 'MIOpenDriver convbfp16 -n 1 -c 64 -H 56 -W 56 -k 64 -y 31 -x 31 -p 15 -q 15\n');
+    writeFileSync(join(dir, 'one.txt'), 'MIOpenDriver convbfp16 -n 1 -c 64 -H 56 -W 56 -k 64 -y 101 -x 101 -p 50 -q 50\n');
     const compile = await run(['compile-all', '--miopen-file', 'one.txt', '--quiet']);
     expect(compile.code).toBe(2);
     expect(compile.stderr).toMatch(/no valid candidate for line1 \(.*\) on gfx950: no valid dense candidate on gfx950: LDS/);
