@@ -17,7 +17,7 @@ import { bundleForNode } from '../testing/bundle.js';
 import { cliHarness } from '../testing/cli-harness.js';
 
 const SMALL = ['--n', '1', '--c', '512', '--h', '7', '--w', '7', '--k', '512', '--pad', '1', '--dtype', 'bf16'];
-/** A 101x101 filter: no tile of any target stages even its halo in shared memory */
+/** A 101x101 filter: no tile of any target stages even its halo in shared memory. */
 const UNSERVED = 'convbfp16 -n 1 -c 64 -H 56 -W 56 -k 64 -y 101 -x 101 -p 50 -q 50 -u 1 -v 1 -g 1';
 
 /** One line on stderr, no stack trace. */
