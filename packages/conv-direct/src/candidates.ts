@@ -463,6 +463,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
   if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...weightRingVariants(specs), ...wholeMapVariants(specs, problem));
+  if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
   const filter = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
@@ -511,6 +512,22 @@ function weightRingVariants(specs: readonly Spec[]): Spec[] {
     if (crowded) out.push({ ...spec, weight_ring: true });
   }
   return out;
+}
+
+/**
+ * Tap-folded copies (`fold_s`, kernel/tap-fold.ts) of the per-wave-atom specs of a problem whose
+ * channels are fewer than the grid's smallest ck (an unfolded chunk would be mostly zeros) and whose
+ * filter has taps along W: the chunk sizes that pad the folded axis S·C least for each atom, staged
+ * in the longest channel run that tiles C.
+ */
+function tapFoldVariants(specs: readonly Spec[], problem: Problem): Spec[] {
+  if (problem.S < 2 || problem.C >= Math.min(...CK_CHOICES)) return [];
+  const padded = (ck: number) => Math.ceil((problem.S * problem.C) / ck) * ck;
+  const perWave = specs.filter((s) => !isWarpgroupAtom(s.atom) && s.tile_n === 1 && s.ck % ATOMS[s.atom].k === 0);
+  const least = new Map<AtomName, number>();
+  for (const s of perWave) least.set(s.atom, Math.min(least.get(s.atom) ?? Infinity, padded(s.ck)));
+  const { k_tail } = channelTails(problem, 'dense', 8, 1);
+  return perWave.filter((s) => padded(s.ck) === least.get(s.atom)).map((s) => ({ ...s, c_tail: channelRun(problem.C), k_tail, fold_s: true }));
 }
 
 /**

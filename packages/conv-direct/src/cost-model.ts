@@ -18,7 +18,7 @@ import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import { fragmentLoadsPerMma } from './fragments.js';
 import { residency } from './residency.js';
 import { fittedStoreRun, outputElementBytes } from './store-path.js';
-import { specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { reducedChannels, specGeometry, tapFold, wgmmaLds, type Spec } from './spec.js';
 import { longestSlice, splitUnit } from './split-slices.js';
 import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
@@ -229,13 +229,15 @@ interface WorkgroupWork {
 /** One workgroup's work: FLOPs, staged bytes, LDS reads, channel-loop steps. */
 function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupWork {
   const g = problemGeometry(problem);
-  const taps = spec.R * spec.S;
+  // Tap-folded: R taps of S·C folded elements each (see tapFold).
+  const taps = (spec.R * spec.S) / tapFold(spec);
   const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
   // Whole-map tiles compute their flat pixel columns, padding between rows and images included.
   const computed = spec.whole_map ? wholeMapLayout(spec).pixels : pixels;
   if (spec.variant === 'depthwise') return depthwiseWork(spec);
   const sg = specGeometry(spec);
-  const merged = (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg;
+  // Tap-folded: S·C elements per tap (reducedChannels).
+  const merged = reducedChannels(spec, (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg);
   // split_c: the longest slice's channels, the loop every workgroup waits for (split-slices.ts).
   const reduced = splits === 1 ? merged : longestSlice(merged, splitUnit(spec), splits);
   const chunks = Math.ceil(reduced / spec.ck);

@@ -52,6 +52,8 @@ export {
   specFromJson,
   specGeometry,
   stagedSpec,
+  reducedChannels,
+  tapFold,
   wgmmaLds,
   weightRing,
   WEIGHT_RING_X_STAGES,

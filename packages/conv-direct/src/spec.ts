@@ -103,6 +103,14 @@ export const SpecSchema = z
      * every tap staged with each chunk; written out only as true (one spelling per kernel).
      */
     weight_ring: z.literal(true).optional(),
+    /**
+     * Small-C tap fold (per-wave MMA atoms, dense): the filter's S taps along W join the channels in
+     * one reduction axis of S·C elements, (s, c) at s·C + c, zero-padded to whole chunks of ck. The
+     * staging writes x[h, w·stride_w + s·dilation_w − pad_w, c] for all s at output column w, so the
+     * kernel multiplies R taps of S·C instead of R·S taps of C padded to the atom's K (see
+     * {@link stagedSpec}). Left out: no fold; written out only as true (one spelling per kernel).
+     */
+    fold_s: z.literal(true).optional(),
   })
   .strict();
 
@@ -177,10 +185,21 @@ export function kernelName(spec: Spec): string {
     spec.k_tail ? 'kt' : '',
     spec.whole_map ? 'wm' : '',
     spec.weight_ring ? 'wr' : '',
+    spec.fold_s ? 'fs' : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
   return parts.filter((p) => p.length > 0).join('_');
+}
+
+/** Filter columns folded into each reduction element's run: S with `fold_s`, else 1. */
+export function tapFold(spec: Spec): number {
+  return spec.fold_s ? spec.S : 1;
+}
+
+/** Elements one output pixel reduces per staged tap: the (per-group) input channels, times S when the taps are folded. */
+export function reducedChannels(spec: Spec, channels: number): number {
+  return tapFold(spec) * channels;
 }
 
 /** Compile-time geometry of a spec, generalised to non-square atoms and wave32. */
@@ -262,13 +281,17 @@ export function ldsRowPixels(ldsInW: number, stride: number): number {
 }
 
 /**
- * The spec whose LDS geometry a kernel stages. A pointwise (1x1) tile is tile_h x tile_w
+ * The spec whose LDS geometry a kernel stages. A tap-folded spec (`fold_s`) stages the folded
+ * input: per output column one pixel of S·C "channels" (no halo along W), so it is the R x 1
+ * stride-1 unpadded conv along W over that folded map; its reduction is S·C ({@link reducedChannels}).
+ * A pointwise (1x1) tile is tile_h x tile_w
  * consecutive pixels of the flat output index N·Ho·Wo (tile pixel (row, col) is flat pixel
  * p0 + row * tile_w + col): the staging gathers each pixel's input at its strided position, so the
  * LDS holds output pixels only — the layout of a 1x1 stride-1 tile, with no halo at any stride.
  * Every other spec is returned as it is.
  */
 export function stagedSpec(spec: Spec): Spec {
+  if (spec.fold_s) return { ...spec, S: 1, stride_w: 1, pad_w: 0, dilation_w: 1 };
   return spec.variant === 'pointwise' && (spec.stride_h !== 1 || spec.stride_w !== 1) ? { ...spec, stride_h: 1, stride_w: 1 } : spec;
 }
 

@@ -18,7 +18,7 @@ export interface RegisterEstimate {
   readonly bFrags: number;
   /** Weight fragments: one per atom row of the wave. */
   readonly aFrags: number;
-  /** Channel tails: the hoisted bounds, one per X staging pass and two (offset, channel) per weight piece. */
+  /** Channel tails: the hoisted bounds, one per X staging pass (three when tap-folded) and two (offset, channel) per weight piece. */
   readonly tails: number;
   /**
    * Weight-ring kernels (sm_90a): the hoisted cp.async slots, a global and an LDS offset each, of
@@ -61,7 +61,11 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   const bFrags = g.waveImages * haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
   const wSlotElems = TARGETS[spec.target].vendor === 'amd' ? g.atom.fragA : 8;
-  const tails = spec.c_tail === 0 ? 0 : g.xPasses + 2 * g.wPasses * (wSlotElems / weightPieceElems(spec, wSlotElems));
+  // Tap-folded X staging hoists three values per pass (element base, tap-0 column, folded offset; kernel/tap-fold.ts).
+  const xTails = spec.fold_s ? 3 * g.xPasses : g.xPasses;
+  // Tap-folded weight slots hoist their first piece only; the others are addressed from it in the loop.
+  const wPieces = spec.fold_s ? 1 : wSlotElems / weightPieceElems(spec, wSlotElems);
+  const tails = spec.c_tail === 0 ? 0 : xTails + 2 * g.wPasses * wPieces;
   const slots = spec.weight_ring ? 2 * (g.xPasses + Math.ceil((spec.tile_k * spec.ck) / X_VECTOR_ELEMS / g.threads)) : 0;
   const budget = registerBudget(spec, spec.waves_m * spec.waves_n);
   return { acc, prefetch, bFrags, aFrags, tails, slots, live: acc + prefetch + bFrags + aFrags + tails + slots, budget };

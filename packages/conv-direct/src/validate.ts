@@ -81,6 +81,8 @@ function validateSpecOnly(s: Spec): string | null {
   if (s.tile_n > 1 && s.variant === 'grouped') {
     return `tile_n ${s.tile_n}: the grouped kernel tiles one image (its merged channel blocks already multiply the workgroups); use tile_n 1`;
   }
+  const fold = tapFoldReason(s);
+  if (fold) return fold;
   if (s.whole_map && !isWarpgroupAtom(s.atom)) return `whole_map: whole-map tiles are built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
   if (isWarpgroupAtom(s.atom)) {
     const reason = s.whole_map ? validateWholeMapTiles(s) : validateWarpgroupTiles(s);
@@ -126,6 +128,21 @@ function weightRingReason(s: Spec): string | null {
   if (!isWarpgroupAtom(s.atom)) return `weight_ring: the per-tap weight ring is built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
   if (s.whole_map) return 'weight_ring: whole-map tiles put the weights on the MMA M side and have no ring (leave weight_ring out)';
   if (s.variant === 'pointwise' || s.R * s.S < 2) return `weight_ring: a ${s.R}x${s.S} filter has one tap; there is nothing to stream per tap (leave weight_ring out)`;
+  return null;
+}
+
+/**
+ * The tap fold (`fold_s`): dense only (a split or a group boundary would cut the folded axis), on
+ * the per-wave MMA atoms (the warpgroup kernel stages by cp.async of whole 16-byte channel runs,
+ * which cannot gather one output column's S taps from unaligned pixels), with taps to fold, and
+ * staged in runs of c_tail elements, each checked against its own tap's column.
+ */
+function tapFoldReason(s: Spec): string | null {
+  if (!s.fold_s) return null;
+  if (s.variant !== 'dense') return `fold_s: the ${s.variant} variant does not fold filter taps (dense only)`;
+  if (isWarpgroupAtom(s.atom)) return `fold_s: the warpgroup-MMA kernel copies whole 16-byte channel runs and cannot gather folded taps (use ${CONV_ATOMS[s.target].filter((a) => !isWarpgroupAtom(a)).join(', ')})`;
+  if (s.S < 2) return `fold_s: S ${s.S} leaves no filter taps along W to fold`;
+  if (s.c_tail === 0) return 'fold_s: the folded staging loads runs of c_tail elements, each checked against its tap column (c_tail must be 8, 4, 2 or 1, not 0)';
   return null;
 }
 

@@ -7,7 +7,7 @@
  * stride 2), multi-image tiles (tile_n: sm_90 split_c, gfx950 dense with waves in bands), fused
  * epilogues at the store (MFMA, mma.sync grouped, wgmma; every config above them is bare), and
  * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
- * grouped merge of 24 groups; the pointwise (flat-pixel 1x1) kernels on every target and atom
+ * grouped merge of 24 groups; tap-folded small-C kernels (gfx950, gfx942, sm_90); the pointwise (flat-pixel 1x1) kernels on every target and atom
  * family, at strides 1 and 2, with channel tails and a fused epilogue; and whole-map wgmma tiles
  * (dense and split_c), and the wgmma per-tap weight ring (planes and swizzled rows).
  */
@@ -70,6 +70,10 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 })) },
   { name: 'sm90a-wgmma-pointwise-s2-t32x8x128-ck64-w1x2-ctail8-ktail', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 32, tile_k: 128, waves_n: 2 }), { stride_h: 2, stride_w: 2, c_tail: 8, k_tail: true }) },
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64-epilogue-relu-bias32-residual', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 }), { epilogue: { act: 'relu', bias: 'fp32', residual: true } }) },
+  // Tap fold (small C): the S taps along W in the reduction axis, per-wave atoms on every target.
+  { name: 'gfx950-fold-stem-7x7-s2-ctail1-t8x32x32-ck32-w1x4', spec: { ...base, R: 7, S: 7, stride_h: 2, stride_w: 2, pad_h: 3, pad_w: 3, tile_k: 32, waves_m: 1, waves_n: 4, c_tail: 1, fold_s: true } },
+  { name: 'gfx942-fold-3x3-ctail8-32x32x8-ck8', spec: { ...base, target: 'gfx942', atom: '32x32x8', ck: 8, tile_k: 32, waves_m: 1, c_tail: 8, fold_s: true } },
+  { name: 'sm90-fold-stem-7x7-s2-ctail1-t8x16x32-ck16-w2x4-db', spec: { ...sm90, R: 7, S: 7, stride_h: 2, stride_w: 2, pad_h: 3, pad_w: 3, tile_w: 16, tile_k: 32, ck: 16, waves_n: 4, c_tail: 1, fold_s: true } },
   // Whole-map tiles: pixels on the wgmma N side (swizzled rows and planes, one and two warpgroups).
   { name: 'sm90a-wgmma-whole-map-split-c-t4x4x64-ck64-n4', spec: wgmmaSpec({ variant: 'split_c', whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 }) },
   { name: 'sm90a-wgmma-whole-map-t7x7x128-ck32-w2x1', spec: wgmmaSpec({ whole_map: true, tile_h: 7, tile_w: 7, tile_k: 128, waves_m: 2, ck: 32 }) },

@@ -5,7 +5,7 @@
  * `ROCKE_UPDATE_GOLDENS=1 npx vitest run src/kernel/goldens.test.ts`).
  * Every golden config also compiles with LLVM 22 for its target; where the register heuristic
  * predicts no spill, the code object must report none (warpgroup-MMA configs: never, and ptxas must
- * report no spills).
+ * report no spills; pointwise and tap-folded configs are all predicted spill-free).
  */
 import { join } from 'node:path';
 import { checkGoldens, checkGoldenSnapshots, compile, printModule, type GoldenCase } from '@rocke/ir';
@@ -50,6 +50,10 @@ describe('golden configs', () => {
     const pointwise = specs.filter((s) => s.variant === 'pointwise');
     expect([new Set(pointwise.map((s) => `${s.target}/${s.atom}`)).size, new Set(pointwise.map((s) => s.stride_h))]).toEqual([5, new Set([1, 2])]);
     for (const s of pointwise) expect(spillReason(s), kernelName(s)).toBeNull();
+    // Tap-folded configs: every target, and none predicted to spill (so the compile test below checks the code objects report none).
+    const folded = specs.filter((s) => s.fold_s);
+    expect(new Set(folded.map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
+    for (const s of folded) expect(spillReason(s), kernelName(s)).toBeNull();
     expect(new Set(specs.filter((s) => s.variant === 'grouped').map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
     expect(specs.some((s) => s.waves_per_eu === 3) && specs.some((s) => s.iglp === 1) && specs.some((s) => !s.chiplet_swizzle && s.target !== 'sm_90')).toBe(true);
   });

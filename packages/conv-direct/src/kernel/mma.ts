@@ -51,6 +51,7 @@ import {
 import { emitPixelOutput, emitPixelSource } from './pixels.js';
 import { emitStagedTileStore, stagedTile } from './staged-store.js';
 import { usesAsyncCopy, weightPieceElems } from './schedule.js';
+import { emitFoldedRunOffset, emitFoldedSource, type FoldedSlot } from './tap-fold.js';
 
 /** Grouped staging: a weight piece outside the tile gets this in-group channel, never below cpg after any chunk. */
 const OFF_DIAGONAL = 0x40000000;
@@ -100,6 +101,8 @@ interface StagingSlot {
    * reduced channels (signed; the vector's run p is live at chunk i when i*ck + p*c_tail < room).
    */
   readonly room?: Value;
+  /** X of a tap-folded spec only: the hoisted source its runs are addressed from (tap-fold.ts). */
+  readonly fold?: FoldedSlot;
 }
 
 /** The channels one workgroup reduces and produces (dense / split_c / grouped). */
@@ -272,13 +275,33 @@ class MmaConvBuilder {
       const rel = b.add(pc.rel, b.mul(chunk, spec.ck));
       return b.select(b.icmp('ult', rel, ch.wLimit), at, SENTINEL_OFFSET);
     };
+    // Byte offsets of a weight slot's pieces at `chunk`. Tap-folded slots keep only their first piece
+    // and address the consecutive others from it here, in the loop: one hoisted offset and channel
+    // per piece would hold two registers per element of a c_tail-1 slot.
+    // (Thunks, so that each piece's offset is emitted right before its load.)
+    const pieceOffsets = (s: StagingSlot, chunk: Value, off: Value): (() => Value)[] => {
+      if (!this.kernelSpec.fold_s) return s.pieces!.map((pc) => () => pieceOffset(pc, chunk, off));
+      const first = s.pieces![0]!;
+      const at = b.add(first.global, off);
+      const rel = b.add(first.rel!, b.mul(chunk, spec.ck));
+      return Array.from({ length: this.wSlotElems / this.wPieceElems }, (_, p) => () => {
+        const e = p * this.wPieceElems;
+        return b.select(b.icmp('ult', e === 0 ? rel : b.add(rel, e), ch.wLimit!), e === 0 ? at : b.add(at, e * ELEMENT_BYTES), SENTINEL_OFFSET);
+      });
+    };
     // Byte offset of run p (c_tail channels) of an X slot at `chunk`: the sentinel past the channel tail.
     const xRunOffset = (s: StagingSlot, chunk: Value, at: Value, p: number): Value => {
       if (!s.room) return at;
       const first = b.add(b.mul(chunk, spec.ck), p * spec.c_tail);
       return b.select(b.icmp('slt', first, s.room), p === 0 ? at : b.add(at, p * spec.c_tail * ELEMENT_BYTES), SENTINEL_OFFSET);
     };
+    // Tap-folded runs: each run's own tap column and channel (tap-fold.ts); chunk offsets are folded-axis offsets.
+    const foldedRun = (s: StagingSlot, chunk: Value, p: number) => emitFoldedRunOffset(b, this.args, this.kernelSpec, s.fold!, chunk, p, ch.xEnd!, this.mutation);
     const xLoad = (s: StagingSlot, chunk: Value, off: Value): Value => {
+      if (s.fold) {
+        if (spec.c_tail === 8) return t.globalLoad(b, xBuf, foldedRun(s, chunk, 0), xVec, { align: 16 });
+        return concat(b, Array.from({ length: 8 / spec.c_tail }, (_, p) => this.loadRun(b, xBuf, foldedRun(s, chunk, p), spec.c_tail)), 8);
+      }
       const at = b.add(s.global, off);
       if (!s.room || spec.c_tail === 8) return t.globalLoad(b, xBuf, xRunOffset(s, chunk, at, 0), xVec, { align: 16 });
       const parts = Array.from({ length: 8 / spec.c_tail }, (_, p) => this.loadRun(b, xBuf, xRunOffset(s, chunk, at, p), spec.c_tail));
@@ -293,8 +316,8 @@ class MmaConvBuilder {
       return [
         ...xSlots.map((s) => xLoad(s, chunk, off)),
         ...wSlots.map((s) => {
-          const parts = s.pieces!.map((pc) =>
-            this.wPieceElems === 1 ? this.loadRun(b, wBuf, pieceOffset(pc, chunk, off), 1) : t.globalLoad(b, wBuf, pieceOffset(pc, chunk, off), pieceVec, { align: 2 * this.wPieceElems }),
+          const parts = pieceOffsets(s, chunk, off).map((at) =>
+            this.wPieceElems === 1 ? this.loadRun(b, wBuf, at(), 1) : t.globalLoad(b, wBuf, at(), pieceVec, { align: 2 * this.wPieceElems }),
           );
           return concat(b, parts, this.wSlotElems);
         }),
@@ -312,7 +335,7 @@ class MmaConvBuilder {
       const off = chunkBytes(chunk);
       const xb = xBase(stage);
       const wb = wBase(stage);
-      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, xRunOffset(s, chunk, b.add(s.global, off), 0), ldsAt(b.add(xb, s.lds))));
+      for (const s of xSlots) guarded(s, () => cp.copy(b, xBuf, s.fold ? foldedRun(s, chunk, 0) : xRunOffset(s, chunk, b.add(s.global, off), 0), ldsAt(b.add(xb, s.lds))));
       for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, pieceOffset(s.pieces![0]!, chunk, off), ldsAt(b.add(wb, s.lds))));
       cp.commit(b);
     };
@@ -411,6 +434,13 @@ class MmaConvBuilder {
     for (let j = 0; j < g.xPasses; j++) {
       const v = b.add(tid, j * this.threads, `xv${j}`);
       const inTileOf = () => (uneven ? b.icmp('ult', v, g.xVectors) : undefined);
+      if (this.kernelSpec.fold_s && !place.flat) {
+        // The folded tile has no halo along W (stride 1): LDS pixel = vector's pixel.
+        const f = emitFoldedSource(b, this.args, this.kernelSpec, g, { v, j, image: place.image, ih0: place.ih0, ow0: place.ow0, inTile: inTileOf });
+        const lds = b.mul(b.add(b.mul(f.pos, g.cStride), b.mul(f.cv, 8)), ELEMENT_BYTES, `x.lds${j}`);
+        slots.push({ global: f.fold.base, lds, inTile: f.inTile, fold: f.fold });
+        continue;
+      }
       const { global, row, col, cv, pos, inTile } = place.flat
         ? emitPixelSource(b, this.args, this.kernelSpec, g, { v, j, flat: place.flat, cStart, inTile: inTileOf })
         : emitHaloSource(b, this.args, spec, g, { v, j, image: place.image, ih0: place.ih0, iw0: place.iw0, cStart, inTile: inTileOf });
@@ -433,9 +463,10 @@ class MmaConvBuilder {
 
   /** Dense and split_c: tile k of all K channels; split s reduces its slice of whole channel runs (split-slices.ts). */
   private denseChannels(b: Builder, kTile: Value, splitIdx: Value | undefined): ChannelPlan {
-    const { c0, cEnd, trips } = emitChannelSlice(b, this.args, this.spec, splitIdx, this.mutation?.dropChannelTail);
+    // Tap-folded: the reduced axis (and a weight row, after its (k, r)) is S·C long.
+    const { c0, cEnd, trips, reduced } = emitChannelSlice(b, this.args, this.kernelSpec, splitIdx, this.mutation?.dropChannelTail);
     const kBase = b.mul(kTile, this.spec.tile_k, 'k.base');
-    return { kBase, kLimit: this.args.K, kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: this.args.C, xEnd: cEnd, wLimit: cEnd, trips, grouped: undefined };
+    return { kBase, kLimit: this.args.K, kOffset: undefined, xChannel0: c0, wChannel0: c0, wRowElems: reduced, xEnd: cEnd, wLimit: cEnd, trips, grouped: undefined };
   }
 
   /**
@@ -505,7 +536,8 @@ class MmaConvBuilder {
       const kGlobal = ch.kOffset ? b.add(ch.kOffset, kOut) : kOut;
       const row = b.mul(b.add(b.mul(kGlobal, RS), tap), ch.wRowElems);
       const pieces: WeightPiece[] = [];
-      for (let p = 0; p < this.wSlotElems / this.wPieceElems; p++) {
+      // Tap-folded: the first piece only (see chunkSteps' pieceOffsets).
+      for (let p = 0; p < (this.kernelSpec.fold_s ? 1 : this.wSlotElems / this.wPieceElems); p++) {
         const cl = b.add(b.add(ch.wChannel0, c), p * this.wPieceElems);
         if (ch.grouped || ch.wLimit) {
           // Channel within the row's own group at chunk 0 (negative or >= cpg: off the diagonal); dense tails: within the row.

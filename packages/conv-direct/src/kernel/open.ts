@@ -127,11 +127,14 @@ export interface BuildMutation {
   readonly dropChannelTail?: boolean;
   /** Weight-ring (per-tap) warpgroup kernels: issue no wgmmas for the last tap of each chunk. */
   readonly dropTap?: boolean;
+  /** Tap-folded specs: stage reduction element q as (s, c) = (q % S, q / S) instead of (q / C, q % C). */
+  readonly transposeTapFold?: boolean;
 }
 
 /**
- * The input channels a dense or split_c workgroup reduces: all C, or split s's slice of whole
- * channel runs (ck, or c_tail with tails) as `splitSlice` (../split-slices.ts) divides them:
+ * The input channels a dense or split_c workgroup reduces: all C (tap-folded: the S·C elements of
+ * the folded axis; `reduced` is that whole count, a weight row's length), or split s's slice of
+ * whole channel runs (ck, or c_tail with tails) as `splitSlice` (../split-slices.ts) divides them:
  * [⌊s·runs/splits⌋, ⌊(s+1)·runs/splits⌋) runs, so uneven counts are fine. `trips` chunks of ck,
  * never zero (max(chunks, 1); validation keeps splits ≤ runs, so no slice is empty), so LLVM needs
  * no zero-trip guard before the prefetch. With channel tails the last chunk may be partial
@@ -143,9 +146,10 @@ export function emitChannelSlice(
   spec: Spec,
   splitIdx: Value | undefined,
   dropTail = false,
-): { c0: Value; cEnd: Value | undefined; trips: Value } {
+): { c0: Value; cEnd: Value | undefined; trips: Value; reduced: Value } {
   let c0: Value = b.i32(0);
-  let count = args.C;
+  const reduced = spec.fold_s ? b.mul(args.C, spec.S, 'c.folded') : args.C;
+  let count = reduced;
   let c1: Value | undefined;
   if (splitIdx) {
     const unit = splitUnit(spec);
@@ -157,8 +161,8 @@ export function emitChannelSlice(
   }
   const tail = spec.c_tail !== 0;
   const chunks = tail && !dropTail ? b.udiv(b.add(count, spec.ck - 1), spec.ck) : b.udiv(count, spec.ck);
-  const cEnd = !tail ? undefined : (c1 ?? args.C);
-  return { c0, cEnd, trips: b.umax(chunks, 1, 'chunks') };
+  const cEnd = !tail ? undefined : (c1 ?? reduced);
+  return { c0, cEnd, trips: b.umax(chunks, 1, 'chunks'), reduced };
 }
 
 /**
@@ -179,6 +183,31 @@ export function emitOutputSliceBase(b: Builder, args: KernelArgs, splitIdx: Valu
   return splitIdx ? b.mul(splitIdx, b.mul(args.N, args.y_stride_n)) : undefined;
 }
 
+/** Where staging vector `v` sits in the halo tile: its channel vector, LDS pixel, halo column and row, image and input row. */
+export interface HaloPosition {
+  readonly cv: Value;
+  readonly pos: Value;
+  readonly col: Value;
+  readonly row: Value;
+  readonly image: Value;
+  readonly ih: Value;
+}
+
+/**
+ * The position of staging vector `v` of the halo tile (8 channels per vector, channel vector
+ * fastest, then halo column, then LDS row: tile_n halo tiles of ldsInH rows stacked, LDS row `row`
+ * holding input row ih0 + row % ldsInH of image n + row / ldsInH).
+ */
+export function emitHaloPosition(b: Builder, spec: Spec, g: SpecGeometry, o: { v: Value; j: number; image: Value; ih0: Value }): HaloPosition {
+  const cv = b.urem(o.v, g.xChannelVectors);
+  const pos = b.udiv(o.v, g.xChannelVectors);
+  const col = b.urem(pos, g.ldsInW);
+  const row = b.udiv(pos, g.ldsInW);
+  if (spec.tile_n === 1) return { cv, pos, col, row, image: o.image, ih: b.add(o.ih0, row) };
+  const image = b.add(o.image, b.udiv(row, g.ldsInH), `x.image${o.j}`);
+  return { cv, pos, col, row, image, ih: b.add(o.ih0, b.urem(row, g.ldsInH)) };
+}
+
 /** Where one staging vector of the input halo tile comes from. */
 export interface HaloSource {
   /** Byte offset in x of channel chunk 0, or the sentinel when the pixel is padding, past the batch or past the tile. */
@@ -189,10 +218,8 @@ export interface HaloSource {
 }
 
 /**
- * The input pixel and channel of staging vector `v` of the halo tile (8 channels per vector,
- * channel vector fastest, then halo column, then LDS row: tile_n halo tiles of ldsInH rows
- * stacked, LDS row `row` holding input row ih0 + row % ldsInH of image n + row / ldsInH). Both
- * builders stage the halo through this one address computation.
+ * The input pixel and channel of staging vector `v` of the halo tile ({@link emitHaloPosition}).
+ * Both builders stage the halo through this one address computation.
  */
 export function emitHaloSource(
   b: Builder,
@@ -201,17 +228,7 @@ export function emitHaloSource(
   g: SpecGeometry,
   o: { v: Value; j: number; image: Value; ih0: Value; iw0: Value; cStart: Value; inTile: () => Value | undefined },
 ): HaloSource & { cv: Value; pos: Value; inTile: Value | undefined } {
-  const cv = b.urem(o.v, g.xChannelVectors);
-  const pos = b.udiv(o.v, g.xChannelVectors);
-  const col = b.urem(pos, g.ldsInW);
-  const row = b.udiv(pos, g.ldsInW);
-  let image = o.image;
-  let ih: Value;
-  if (spec.tile_n === 1) ih = b.add(o.ih0, row);
-  else {
-    image = b.add(o.image, b.udiv(row, g.ldsInH), `x.image${o.j}`);
-    ih = b.add(o.ih0, b.urem(row, g.ldsInH));
-  }
+  const { cv, pos, col, row, image, ih } = emitHaloPosition(b, spec, g, o);
   const iw = b.add(o.iw0, col);
   // Unsigned compares also reject negative (padding) rows and columns.
   let valid = b.and(b.icmp('ult', ih, args.H), b.icmp('ult', iw, args.W));
