@@ -8,7 +8,7 @@ import { PlanError } from './plan-error.js';
 import type { Problem } from './problem.js';
 import { kernelName, type Spec } from './spec.js';
 import { spillFilter } from './spill.js';
-import { chooseSplits, splitOptions } from './split-chooser.js';
+import { cheapestSplit, chooseSplits, splitOptions } from './split-chooser.js';
 
 /** Why a candidate sits where it does in the bench order: its predicted time and the terms behind it. */
 export interface CandidateScore {
@@ -30,9 +30,18 @@ export interface CandidateScore {
  * PlanError when no split count is feasible.
  */
 export function scoreCandidate(spec: Spec, problem: Problem, coefficients: CostCoefficients = defaultCoefficients(spec.target)): CandidateScore {
-  const splits = spec.variant === 'split_c' ? chooseSplits(spec, problem, undefined, coefficients).splits : 1;
-  const cost = estimateCost(spec, problem, splits, coefficients);
-  return { kernelName: kernelName(spec), predictedUs: cost.us, cost, ...(spec.variant === 'split_c' ? { splits } : {}), reason: costLine(cost) };
+  const { splits, cost } = spec.variant === 'split_c' ? cheapestSplit(spec, problem, coefficients) : { splits: 1, cost: estimateCost(spec, problem, 1, coefficients) };
+  // The reason line is written when read: rankings of many candidates show few of them.
+  let reason: string | undefined;
+  return {
+    kernelName: kernelName(spec),
+    predictedUs: cost.us,
+    cost,
+    ...(spec.variant === 'split_c' ? { splits } : {}),
+    get reason() {
+      return (reason ??= costLine(cost));
+    },
+  };
 }
 
 /** Options of {@link orderCandidates}. */

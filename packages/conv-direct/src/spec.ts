@@ -152,12 +152,40 @@ export function specFromJson(text: string): SpecResult {
   return parseSpec(value);
 }
 
+/** Answers kept per spec (see {@link keptFacts}). */
+export interface SpecFacts {
+  name?: string;
+  geometry?: SpecGeometry;
+  /** validate.ts: the spec-only rules' reason, or null. */
+  specOnly?: string | null;
+}
+
+const KEPT = new WeakMap<Spec, SpecFacts>();
+
+/**
+ * The answers kept for a frozen spec, undefined for another: candidate searches ask one spec its
+ * name, geometry and spec-only rules many times (lists, the spill estimate, every split trial and
+ * ranking), and a frozen spec (the grid's, once validated) cannot change. Package-internal.
+ */
+export function keptFacts(spec: Spec): SpecFacts | undefined {
+  if (!Object.isFrozen(spec) || (spec.epilogue !== undefined && !Object.isFrozen(spec.epilogue))) return undefined;
+  let facts = KEPT.get(spec);
+  if (!facts) KEPT.set(spec, (facts = {}));
+  return facts;
+}
+
 /**
  * Canonical kernel symbol name. Every spec field appears in a fixed order behind its own tag, so
  * two specs share a name only when they are equal; candidates are de-duplicated by it.
  * Example: `rocke_direct_dense_gfx950_bf16_r3s3_u1v1_p1q1_t16x32x128_ck16_w2x4_a32x32x16_lp8_cs1x8x64_wgm8_iglp0`.
  */
 export function kernelName(spec: Spec): string {
+  const kept = keptFacts(spec);
+  return kept ? (kept.name ??= kernelNameOf(spec)) : kernelNameOf(spec);
+}
+
+/** {@link kernelName}, computed. */
+function kernelNameOf(spec: Spec): string {
   const parts = [
     'rocke_direct',
     spec.variant,
@@ -300,7 +328,13 @@ export function stagedSpec(spec: Spec): Spec {
  * checks passed (`validate()` does); on others the numbers are meaningless, never an exception
  * except for an unknown target.
  */
-export function specGeometry(kernelSpec: Spec): SpecGeometry {
+export function specGeometry(spec: Spec): SpecGeometry {
+  const kept = keptFacts(spec);
+  return kept ? (kept.geometry ??= specGeometryOf(spec)) : specGeometryOf(spec);
+}
+
+/** {@link specGeometry}, computed. */
+function specGeometryOf(kernelSpec: Spec): SpecGeometry {
   if (kernelSpec.variant === 'depthwise') return depthwiseSpecGeometry(kernelSpec);
   const spec = stagedSpec(kernelSpec);
   if (isWarpgroupAtom(spec.atom)) return warpgroupGeometry(spec);

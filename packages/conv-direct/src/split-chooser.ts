@@ -10,7 +10,7 @@ import { PlanError } from './plan-error.js';
 import { problemGeometry, type Problem } from './problem.js';
 import { residency, type Residency } from './residency.js';
 import type { Spec } from './spec.js';
-import { defaultCoefficients, estimateCost, type CostCoefficients } from './cost-model.js';
+import { defaultCoefficients, estimateCost, type CostCoefficients, type CostEstimate } from './cost-model.js';
 import { longestSlice, splitUnit } from './split-slices.js';
 import { validate, WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
@@ -78,11 +78,10 @@ export function splitOptions(spec: Spec, problem: Problem): SplitOption[] {
  */
 export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number, coefficients: CostCoefficients = defaultCoefficients(spec.target)): SplitChoice {
   if (minWaves !== undefined && (!(minWaves > 0) || !Number.isFinite(minWaves))) throw new PlanError(`minWaves must be a positive number, got ${minWaves}`);
-  const options = splitOptions(spec, problem);
+  const options = feasibleSplits(spec, problem);
   const res = residency(spec);
   const t = TARGETS[spec.target];
-  const first = options[0];
-  if (!first) throw new PlanError(`no split count is feasible for C ${problem.C}, ck ${spec.ck}`);
+  const first = options[0]!;
   const head = [
     `residency: ${res.perUnit} workgroup(s) per ${t.vendor === 'amd' ? 'CU' : 'SM'} (limited by ${res.limitedBy}; ` +
       `threads ${res.limits.threads}, shared ${res.limits.shared}, registers ${res.limits.registers}` +
@@ -97,8 +96,7 @@ export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number, co
     explain: [...head, `chose splits ${pick.splits}: ${why} (${pick.workgroups} workgroups, ${pick.waves.toFixed(2)} waves, ${pick.channelsPerSplit} channels in the longest split, workspace ${pick.workspaceBytes} bytes)`],
   });
   if (minWaves === undefined) {
-    const costs = options.map((o) => ({ o, us: estimateCost(spec, problem, o.splits, coefficients).us }));
-    const best = costs.reduce((a, b) => (b.us < a.us ? b : a));
+    const { costs, best } = cheapest(spec, problem, options, coefficients);
     const near = [...costs].sort((a, b) => a.us - b.us || a.o.splits - b.o.splits).slice(0, 4);
     return done(best.o, `the lowest predicted time of the cost model, ${best.us.toFixed(2)} us (${near.map((c) => `${c.o.splits}: ${c.us.toFixed(2)}`).join(', ')})`);
   }
@@ -106,4 +104,29 @@ export function chooseSplits(spec: Spec, problem: Problem, minWaves?: number, co
   const reaching = options.find((o) => o.workgroups >= need);
   if (reaching) return done(reaching, `the smallest reaching ${minWaves} waves (${need} workgroups)`);
   return done(options[options.length - 1]!, `no feasible count reaches ${minWaves} waves; the largest gives the most fill`);
+}
+
+/** {@link splitOptions}, at least one: throws a PlanError when none is feasible. */
+function feasibleSplits(spec: Spec, problem: Problem): SplitOption[] {
+  const options = splitOptions(spec, problem);
+  if (options.length === 0) throw new PlanError(`no split count is feasible for C ${problem.C}, ck ${spec.ck}`);
+  return options;
+}
+
+/** Every option's predicted cost and the lowest (the first of equal ones: fewer slices). */
+function cheapest(spec: Spec, problem: Problem, options: readonly SplitOption[], coefficients: CostCoefficients) {
+  const costs = options.map((o) => {
+    const cost = estimateCost(spec, problem, o.splits, coefficients);
+    return { o, cost, us: cost.us };
+  });
+  return { costs, best: costs.reduce((a, b) => (b.us < a.us ? b : a)) };
+}
+
+/**
+ * The split count {@link chooseSplits} picks by default (the lowest predicted time) and its cost
+ * estimate, without the explain lines: what ranking many candidates needs. Throws as chooseSplits does.
+ */
+export function cheapestSplit(spec: Spec, problem: Problem, coefficients: CostCoefficients = defaultCoefficients(spec.target)): { splits: number; cost: CostEstimate } {
+  const { best } = cheapest(spec, problem, feasibleSplits(spec, problem), coefficients);
+  return { splits: best.o.splits, cost: best.cost };
 }

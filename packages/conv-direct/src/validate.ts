@@ -8,7 +8,7 @@ import { depthwiseProblemReason, depthwiseSpecReason } from './depthwise.js';
 import { launchGrid } from './grid.js';
 import { pointwiseSpecReason } from './pointwise.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason, type Problem } from './problem.js';
-import { SpecSchema, specGeometry, type Spec } from './spec.js';
+import { keptFacts, SpecSchema, specGeometry, type Spec } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
 import { splitUnit } from './split-slices.js';
 
@@ -52,8 +52,16 @@ function targetHintReason(s: Spec): string | null {
   return null;
 }
 
-/** Checks that need only the spec (positivity first, then divisibility, then resources). */
+/** Checks that need only the spec (positivity first, then divisibility, then resources); kept for a frozen spec. */
 function validateSpecOnly(s: Spec): string | null {
+  const kept = keptFacts(s);
+  if (!kept) return specOnlyReason(s);
+  if (kept.specOnly === undefined) kept.specOnly = specOnlyReason(s);
+  return kept.specOnly;
+}
+
+/** {@link validateSpecOnly}, computed. */
+function specOnlyReason(s: Spec): string | null {
   const ring = s.weight_ring ? weightRingReason(s) : null;
   if (ring) return ring;
   if (s.variant === 'depthwise') return depthwiseSpecReason(s) ?? targetHintReason(s);

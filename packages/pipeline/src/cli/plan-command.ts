@@ -103,6 +103,8 @@ export interface PlanOptions {
   cache?: KernelCache;
   /** The cache's entries, when the caller plans many problems against one listing. */
   cacheEntries?: readonly CacheEntry[];
+  /** Leave the ranker's order out of the report (problem sets print one row per shape, not every candidate's line). */
+  noRanking?: boolean;
 }
 
 /** Kernels of the cache for `target` among `valid`: compiled (blob intact) and pruned (name → reason). */
@@ -195,11 +197,11 @@ export function planProblem(problem: Problem, target: TargetName, options: PlanO
     return {
       ...base,
       chosen: { kernelName: kernelName(spec), chosenBy: choice.chosenBy, rule, explain: choice.explain, spec, ...(splits !== undefined ? { splits } : {}), mergeExplain, plan: p },
-      ranking: rankingOf(choice),
+      ranking: options.noRanking ? [] : rankingOf(choice),
       note: null,
     };
   } catch (err) {
-    return { ...base, chosen: null, ranking: rankingOf(choice), note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
+    return { ...base, chosen: null, ranking: options.noRanking ? [] : rankingOf(choice), note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
   }
 }
 
@@ -245,7 +247,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const rows: PlanRow[] = [];
   for (const { name, problem } of input.problems) {
     for (const target of targets) {
-      const r = planProblem(problem, target, { ...planOptions, cacheEntries });
+      const r = planProblem(problem, target, { ...planOptions, cacheEntries, noRanking: true });
       const c = r.chosen;
       rows.push({ name, label: r.label, target, variant: r.variant, valid: r.candidates.valid, chosen: c?.kernelName ?? null, chosenBy: c?.chosenBy ?? null, splits: c?.plan.splits ?? null, explain: c?.explain ?? [], reason: r.note });
     }
