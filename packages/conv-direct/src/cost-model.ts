@@ -275,8 +275,8 @@ const WAVEFRONT_BYTES = 128;
  *   issued instruction against the fp32 peak.
  * - `ldsReadBytes`: the wavefronts of the workgroup's shared-memory accesses (each one
  *   {@link WAVEFRONT_BYTES}): per wave the window reads (times their bank conflict), the weight
- *   reads, the staging's 16-byte input stores and its 2-byte weight stores (times their conflict:
- *   the [tap][tile_k] layout puts adjacent lanes a tap apart).
+ *   reads, the staging's 16-byte input stores and its 2-byte weight stores (times their bank
+ *   conflict).
  * - `chunks`: the staging's batches of loads, each a round trip to memory before the tap loop.
  */
 function depthwiseWork(spec: Spec): WorkgroupWork {

@@ -171,18 +171,18 @@ export function depthwiseReadConflicts(s: DepthwiseTileFields): number {
 }
 
 /**
- * Worst bank conflict of one weight-staging store: the staging loads read w along [K][R·S] (lane l
- * takes element l of the tile's run, coalesced) and store it at [tap][tile_k], so adjacent lanes
- * write one tap apart (tile_k elements): the 2-byte stores of a wave land on few banks.
+ * Worst bank conflict of one weight-staging store: lane l stages element l of the `[tap][tile_k]`
+ * weight layout (tap l / tile_k, channel l % tile_k; kernel/depthwise.ts), 2 bytes each, one
+ * access per 32 lanes. Lanes storing into the same 4-byte word share it.
  */
 export function depthwiseWeightStoreConflicts(s: DepthwiseTileFields): number {
   const g = depthwiseGeometry(s);
-  const taps = s.R * s.S;
   const phase = Math.min(BANKS, g.waveSize);
   const lanes = Math.min(phase, g.threads, g.wElems);
   const words = new Map<number, Set<number>>();
   for (let l = 0; l < lanes; l++) {
-    const word = Math.floor((((l % taps) * s.tile_k + Math.floor(l / taps)) * ELEMENT_BYTES) / BANK_BYTES);
+    const element = Math.floor(l / s.tile_k) * s.tile_k + (l % s.tile_k);
+    const word = Math.floor((element * ELEMENT_BYTES) / BANK_BYTES);
     const set = words.get(word % BANKS) ?? new Set<number>();
     set.add(word);
     words.set(word % BANKS, set);

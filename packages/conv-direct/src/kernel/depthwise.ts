@@ -5,7 +5,8 @@
  * - the workgroup stages its halo tile (tile_k/M input channels, NHWC) in LDS with 16-byte loads
  *   along the channels, out-of-range pixels reading zero through the target's guarded loads, so
  *   each input byte crosses from L2 once per tile (on sm_90 as cp.async copies, all in flight at
- *   once and none through registers); the tile's weights are staged as [tap][channel];
+ *   once and none through registers); the tile's weights are staged as [tap][channel], lanes
+ *   walking along the channels;
  * - each thread owns a pair of adjacent output channels and a block of `waves_n` rows x `waves_m`
  *   columns of output pixels. It holds all R*S weights of its pair in f32 registers (converted
  *   once), then reads each input pixel of its window once (one 4-byte LDS read for multiplier 1,
@@ -198,19 +199,30 @@ function inBatches<T>(items: readonly T[], size: number, f: (batch: readonly T[]
   for (let i = 0; i < items.length; i += size) f(items.slice(i, i + size));
 }
 
-/** Weights of the tile's output channels -> LDS `[tap][tile_k]` after the halo tile; read coalesced along w's [K][R*S]. */
+/**
+ * Weights of the tile's output channels -> LDS `[tap][tile_k]` after the halo tile. Lane v stages
+ * element v of that layout (tap v / tile_k, channel v % tile_k): consecutive lanes store
+ * consecutive 2-byte elements, so a wave's stores fill whole bank words with no conflict at any
+ * tile_k. Their global reads stride by R*S elements along w's [K][R*S]; the tile's weights are a
+ * few hundred bytes of whole cache lines, read once per workgroup.
+ */
 function stageWeights(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: DepthwiseGeometry, tid: Value, kBase: Value, ldsAt: (v: Value) => Value): void {
   const RS = spec.R * spec.S;
   const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
-  // Elements of w this tile may read: its channels' R*S taps, fewer in the last channel tile.
-  const limit = b.umin(b.mul(b.sub(args.K, kBase), RS), g.wElems, 'w.limit');
+  // Channels of this tile inside K: fewer in the last channel tile.
+  const channels = b.sub(args.K, kBase, 'w.channels');
   const first = b.mul(kBase, RS, 'w.first');
   const wPasses = Array.from({ length: g.wPasses }, (_, j) => j);
   inBatches(wPasses, 4 * DEPTHWISE_STAGE_BATCH, (batch) => {
     const slots = batch.map((j) => {
       const v = j === 0 ? tid : b.add(tid, j * g.threads, `wv${j}`);
-      const val = t.globalLoad(b, wBuf, b.select(b.icmp('ult', v, limit), b.mul(b.add(first, v), E), SENTINEL_OFFSET), i16, { align: E });
-      const lds = b.add(g.xBytes, b.mul(b.add(b.mul(b.urem(v, RS), spec.tile_k), b.udiv(v, RS)), E), `w.lds${j}`);
+      const tap = b.udiv(v, spec.tile_k);
+      const channel = b.urem(v, spec.tile_k);
+      // A slot past the tile's last tap (v >= wElems) reads nothing either: its store is skipped.
+      const ok = b.and(b.icmp('ult', channel, channels), b.icmp('ult', tap, RS));
+      const elem = b.add(first, b.add(b.mul(channel, RS), tap));
+      const val = t.globalLoad(b, wBuf, b.select(ok, b.mul(elem, E), SENTINEL_OFFSET), i16, { align: E });
+      const lds = b.add(g.xBytes, b.mul(v, E), `w.lds${j}`);
       const inTile = (j + 1) * g.threads > g.wElems ? b.icmp('ult', v, g.wElems) : undefined;
       return { val, lds, inTile };
     });
