@@ -1,8 +1,8 @@
 import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
-import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts } from './depthwise-geometry.js';
-import { DEPTHWISE_BLOCKS, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
+import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, depthwiseWeightStoreConflicts } from './depthwise-geometry.js';
+import { DEPTHWISE_BLOCKS, DEPTHWISE_MAX_SPECS, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -78,6 +78,18 @@ describe('depthwise problems and specs', () => {
   });
 });
 
+describe('depthwise weight staging', () => {
+  it('stores the weights with consecutive lanes along tile_k: no bank conflict at any channel tile or filter', () => {
+    // A layout with lanes a tap apart ([tap][tile_k] filled along w's [K][R*S]) would put 32 lanes
+    // of a 3x3 tile_k 64 tile on a few banks (16- to 32-way); lanes along the channels use all 32.
+    for (const tile_k of [16, 32, 64])
+      for (const R of [3, 5, 7]) {
+        const fields = { ...depthwiseSpec({ R, S: R, pad_h: (R - 1) / 2, pad_w: (R - 1) / 2, tile_h: 4, tile_w: 8, tile_k, waves_m: 2, waves_n: 2 }), lds_pad: 0 };
+        expect(depthwiseWeightStoreConflicts(fields)).toBe(1);
+      }
+  });
+});
+
 describe('depthwise candidates and plans', () => {
   it('offers valid, non-spilling candidates for every target, multiplier and filter', () => {
     for (const target of ['gfx950', 'gfx942', 'sm_90'] as const)
@@ -120,11 +132,19 @@ describe('depthwise candidates and plans', () => {
     expect(depthwiseIssueCost(base, 14, 14, null)).toBeCloseTo(depthwiseIssueCost(base, 14, 14, 64) / 64);
   });
 
-  it('offers at most two tiles per output block, the cheapest on the map', () => {
+  it('offers the cheapest tiles per output block and per channel-tile width, at most DEPTHWISE_MAX_SPECS', () => {
     const cap = { R: 7, S: 7, stride_h: 1, stride_w: 1, pad_h: 3, pad_w: 3, dilation_h: 1, dilation_w: 1 };
     const specs = depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } });
     expect(specs.length).toBeGreaterThan(0);
-    expect(specs.length).toBeLessThanOrEqual(2 * depthwiseBlocks(14).length);
+    expect(specs.length).toBeLessThanOrEqual(DEPTHWISE_MAX_SPECS);
+    // Every channel-tile width is timed, not only the one the issue cost prefers.
+    for (const [p, c] of [[{ ho: 14, wo: 14, C: 384 }, cap], [{ ho: 56, wo: 56, C: 64 }, { ...cap, R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1 }], [{ ho: 56, wo: 56, C: 72 }, { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 }]] as const) {
+      for (const target of ['sm_90', 'gfx950'] as const) {
+        const grid = depthwiseGrid(target, { dtype: 'bf16', capability: c, wo: p.wo, ho: p.ho, channels: { C: p.C, K: p.C } });
+        expect(new Set(grid.map((s) => s.tile_k))).toEqual(new Set(depthwiseTileKs(1)));
+        expect(grid.length).toBeLessThanOrEqual(DEPTHWISE_MAX_SPECS);
+      }
+    }
     expect(new Set(specs.map((s) => s.ck))).toEqual(new Set([8]));
     expect(depthwiseGrid('sm_90', { dtype: 'bf16', capability: cap, wo: 14, ho: 14, channels: { C: 384, K: 384 } })).toEqual(specs);
     for (const s of specs) expect(depthwiseGeometry(s).threads).toBeLessThanOrEqual(256);

@@ -155,43 +155,74 @@ export interface DepthwiseGridOptions {
   readonly multipliers?: readonly number[];
 }
 
+/** Most specs the grid offers per multiplier (so per problem): the bench times every one. */
+export const DEPTHWISE_MAX_SPECS = 10;
+
 /**
- * The depthwise grid for one problem (or capability): per multiplier and output block
- * ({@link depthwiseBlocks} of the map's width), two tiles (channel tile x thread layout over the spatial tile): the
- * one of least {@link depthwiseIssueCost} on the map among workgroups of
- * {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
- * {@link DEPTHWISE_SMALL_THREADS} (more, smaller workgroups for small grids). A tile spans at most
- * the whole map (its last block row or column may overhang it; the cost pays for the overhang);
- * a workgroup's last wave may be partial (the cost counts it whole); its staged tile leaves room
- * for two per CU / SM, its live registers stay within {@link depthwiseRegisterBudget}; the LDS pad
- * is the one that avoids bank conflicts on the reads. At most 2 specs per block and multiplier:
- * the timing decides among them.
+ * The depthwise grid for one problem (or capability), per multiplier:
+ * - per output block ({@link depthwiseBlocks} of the map's width), two tiles (channel tile x
+ *   thread layout over the spatial tile): the one of least {@link depthwiseIssueCost} on the map
+ *   among workgroups of {@link DEPTHWISE_THREADS}, and the same among workgroups of at most
+ *   {@link DEPTHWISE_SMALL_THREADS} (more, smaller workgroups for small grids);
+ * - per channel-tile width ({@link depthwiseTileKs}), the cheapest tile of that width over all
+ *   blocks: the issue cost does not see that a wider channel tile stages whole cache lines per
+ *   pixel, so each width gets timed;
+ * - at most {@link DEPTHWISE_MAX_SPECS}: every width's pick, then the block picks cheapest first.
+ * A tile spans at most the whole map (its last block row or column may overhang it; the cost pays
+ * for the overhang); a workgroup's last wave may be partial (the cost counts it whole); its staged
+ * tile leaves room for two per CU / SM, its live registers stay within
+ * {@link depthwiseRegisterBudget}; the LDS pad is the one that avoids bank conflicts on the reads.
+ * The timing decides among them.
  */
 export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec[] {
-  const cap = o.capability;
   const ho = o.ho ?? UNBOUNDED_EXTENT;
   const wo = o.wo ?? UNBOUNDED_EXTENT;
   const problemM = o.channels ? o.channels.K / o.channels.C : undefined;
   const multipliers = o.multipliers ?? (problemM !== undefined && (DEPTHWISE_MULTIPLIERS as readonly number[]).includes(problemM) ? [problemM] : DEPTHWISE_MULTIPLIERS);
-  const specs: Spec[] = [];
-  const seen = new Set<string>();
-  for (const m of multipliers)
+  const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null);
+  // The cost does not depend on lds_pad: rank first, then derive the pad (a bank simulation per
+  // candidate pad) and check the LDS budget only down the ranking, until a tile fits.
+  const best = (ranked: readonly Spec[]) => ranked.map((s) => withLdsPad(target, s)).find((s) => s !== undefined);
+  const byCost = (tiles: readonly Spec[]) => {
+    const costs = new Map(tiles.map((s) => [s, cost(s)]));
+    return [...tiles].sort((a, b) => costs.get(a)! - costs.get(b)!);
+  };
+  return multipliers.flatMap((m) => {
+    const blockPicks: Spec[] = [];
+    const all: Spec[] = [];
     for (const [rows, cols] of depthwiseBlocks(o.wo ?? null)) {
-      const tiles = depthwiseTiles(target, o.dtype, cap, { m, rows, cols, ho, wo });
-      // The cost does not depend on lds_pad: rank first, then derive the pad (a bank simulation per
-      // candidate pad) and check the LDS budget only down the ranking, until a tile fits.
-      const costs = new Map(tiles.map((s) => [s, depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null)]));
-      const ranked = [...tiles].sort((a, b) => costs.get(a)! - costs.get(b)!);
-      const best = (pool: Spec[]) => pool.map((s) => withLdsPad(target, s)).find((s) => s !== undefined);
-      for (const s of [best(ranked), best(ranked.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) {
-        const key = s ? kernelName(s) : '';
-        if (s && !seen.has(key)) {
-          seen.add(key);
-          specs.push(s);
-        }
-      }
+      const tiles = depthwiseTiles(target, o.dtype, o.capability, { m, rows, cols, ho, wo });
+      all.push(...tiles);
+      const ranked = byCost(tiles);
+      for (const s of [best(ranked), best(ranked.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) if (s) blockPicks.push(s);
     }
-  return specs;
+    const rankedAll = byCost(all);
+    const widthPicks = depthwiseTileKs(m).flatMap((k) => best(rankedAll.filter((s) => s.tile_k === k)) ?? []);
+    return capped(uniqueByName([...blockPicks, ...widthPicks]), new Set(widthPicks.map(kernelName)), cost);
+  });
+}
+
+function uniqueByName(specs: readonly Spec[]): Spec[] {
+  const seen = new Set<string>();
+  return specs.filter((s) => {
+    const key = kernelName(s);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** `specs` in their order, without the costliest ones not in `kept` beyond {@link DEPTHWISE_MAX_SPECS}. */
+function capped(specs: readonly Spec[], kept: ReadonlySet<string>, cost: (s: Spec) => number): Spec[] {
+  const excess = specs.length - DEPTHWISE_MAX_SPECS;
+  if (excess <= 0) return [...specs];
+  const dropped = new Set(
+    specs
+      .filter((s) => !kept.has(kernelName(s)))
+      .sort((a, b) => cost(b) - cost(a))
+      .slice(0, excess),
+  );
+  return specs.filter((s) => !dropped.has(s));
 }
 
 /** `s` with its derived LDS pad, or undefined when its staged tile leaves no room for two workgroups per CU / SM. */

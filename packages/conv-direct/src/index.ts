@@ -85,6 +85,7 @@ export {
   depthwiseTileKs,
   DEPTHWISE_FMAS_PER_STAGED_BYTE,
   DEPTHWISE_MAX_TILE_K,
+  DEPTHWISE_MAX_SPECS,
   type DepthwiseChannels,
   depthwiseStagingEfficiency,
   isDepthwiseProblem,
