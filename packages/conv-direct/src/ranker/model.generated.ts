@@ -4,17 +4,17 @@ export const FITTED_RANKER = {
   "format": 2,
   "target": "sm_90",
   "coefficients": {
-    "dram": 1.29551,
-    "latency": 0.965639,
-    "launch": 0.372282,
-    "lds": 0.49131,
-    "loads": 15.9982,
-    "mma:fma": 0.664614,
-    "mma:mma.sync": 1.53111,
-    "mma:wgmma": 1.22961,
-    "mma:wgmma-unswizzled": 2.66293,
-    "stage": 0.709654,
-    "store": 2.59445
+    "dram": 1.29522,
+    "latency": 0.968341,
+    "launch": 0.372279,
+    "lds": 0.503146,
+    "loads": 15.921,
+    "mma:fma": 0.714148,
+    "mma:mma.sync": 1.53653,
+    "mma:wgmma": 1.23056,
+    "mma:wgmma-unswizzled": 2.6639,
+    "stage": 0.709903,
+    "store": 2.59226
   },
   "fit": {
     "lambda": 0.0002,
