@@ -21,6 +21,19 @@ describe('compile progress', () => {
     expect(out).not.toContain('\r');
   });
 
+  it('adds a back-fill pass to the total so the count never passes it', () => {
+    let out = '';
+    const p = compileProgress({ write: (t) => (out += t), isTTY: false });
+    p.start!(2);
+    p.done!('compiled', 'a');
+    p.done!('compiled', 'b');
+    p.start!(3);
+    for (const k of ['a', 'b', 'c']) p.done!(k === 'c' ? 'compiled' : 'cached', k);
+    const lines = out.trimEnd().split('\n');
+    expect(lines).toContain('compile-all: 3 more entries (back-fill pass)');
+    expect(lines.at(-1)).toBe('compile-all: 5/5  compiled 3  cached 2  failed 0');
+  });
+
   it('redraws one bar in place on a terminal, throttled, and ends the line on finish', () => {
     let out = '';
     let t = 0;

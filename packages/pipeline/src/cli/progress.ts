@@ -33,10 +33,14 @@ export function compileProgress(sink: ProgressSink, now: () => number = () => Da
     drawn = true;
   };
   return {
+    // A capped compile runs back-fill passes, each a compile-all of its own: a later start adds its
+    // entries to the total so the count never runs past it.
     start(n: number) {
-      total = n;
+      const first = total === 0 && done() === 0;
+      total += n;
+      lastStep = first ? -1 : Math.floor((done() * 10) / total);
       if (sink.isTTY) draw(true);
-      else sink.write(`compile-all: ${n} entries\n`);
+      else sink.write(first ? `compile-all: ${n} entries\n` : `compile-all: ${n} more entries (back-fill pass)\n`);
     },
     done(status: JobStatus, label: string, failure?: CompileFailure) {
       counts[status]++;
