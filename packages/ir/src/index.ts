@@ -15,7 +15,7 @@ export { printModule, constantToString, escapeLlvmString } from './printer.js';
 export { mangleType } from './intrinsics.js';
 export type {
   Target, TargetName, RegisterFile, Vendor, Axis, Flavor, MmaDtype, MmaAtom, MatrixCoord, KernelParam, KernelOptions,
-  GlobalBuffer, GlobalAccessOptions, AsyncCopy, WarpgroupMma, WgmmaDescriptorOptions, GridDependency,
+  GlobalBuffer, GlobalAccessOptions, AsyncCopy, LdsDma, WarpgroupMma, WgmmaDescriptorOptions, GridDependency,
 } from './targets/target.js';
 export { TargetError, FLAVORS, isTargetName } from './targets/target.js';
 export { getTarget, gfx950, gfx942, sm_90, TARGETS, TARGET_NAMES, atomForIntrinsic } from './targets/index.js';

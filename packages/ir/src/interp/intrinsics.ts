@@ -1,13 +1,13 @@
 /**
  * Calls: the intrinsics the targets emit (ids, barriers, buffer resources and raw buffer
- * loads/stores, MFMA, NVVM special registers, mma.sync, ldmatrix, cp.async, shuffles, wgmma
+ * loads/stores, direct-to-LDS buffer loads and the vmcnt wait, MFMA, NVVM special registers, mma.sync, ldmatrix, cp.async, shuffles, wgmma
  * fence/commit/wait) and a few generic LLVM ones. A call becomes a lane-local closure, a barrier,
  * a wave- (or warpgroup-) collective operation, or nothing (scheduling hints). Anything else —
  * including every inline asm but the exact wgmma text of targets/wgmma.ts — is an error naming it.
  */
 import type { CallInst, Instruction } from '../ir.js';
 import type { Type } from '../types.js';
-import { typeToString } from '../types.js';
+import { i16, i32, i8, typeToString, vec } from '../types.js';
 import { ldmatrixCollective, mfmaCollective, mmaSyncCollective, readFirstLaneCollective, shuffleCollective } from './collectives.js';
 import type { Collective } from './collectives.js';
 import { checkCdnaBufferFlags } from './descriptor.js';
@@ -91,6 +91,43 @@ function bufferCodec(t: Type, name: string): Codec {
   return c;
 }
 
+/** The integer type a direct-to-LDS load of `size` bytes moves (the bytes are copied, never interpreted). */
+const DMA_TYPES: Readonly<Record<number, Type>> = { 1: i8, 2: i16, 4: i32, 12: vec(3, i32), 16: vec(4, i32) };
+
+/**
+ * `llvm.amdgcn.raw.ptr.buffer.load.lds(rsrc, lds, size, voffset, soffset, imm, aux)`, a wave
+ * collective because the LDS base is one per wave (M0): lane `l` reads `size` bytes at
+ * `voffset + imm` of the buffer (zero out of range, per dword as in `bufferLoad`) and writes them to
+ * LDS at `lds + imm + l * size`. The whole wave must take part with the same base; the target
+ * decides the sizes (12 and 16 on gfx950 only).
+ */
+function ldsDmaCollective(inst: CallInst, name: string, ctx: CallContext): Collective {
+  const m = ctx.machine;
+  const size = constArg(inst, 2);
+  const sizes = ctx.target.ldsDma?.sizes ?? [];
+  if (!sizes.includes(size)) throw new InterpretError(`${name}: ${ctx.target.name} loads ${sizes.join(', ') || 'no'} bytes per lane directly to LDS, not ${size}`);
+  checkNoSoffset(inst, 4, name);
+  const imm = constArg(inst, 5);
+  constArg(inst, 6);
+  const codec = codecOf(DMA_TYPES[size]!);
+  const [rs, lds, vo] = [0, 1, 3].map((n) => ctx.slot(inst.args[n]!)) as [number, number, number];
+  return {
+    name,
+    run(regs) {
+      const base = regs[0]![lds] as number;
+      regs.forEach((r, l) => {
+        if (r[lds] !== base) throw new InterpretError(`${name}: the LDS base must be the same in every lane of the wave (M0 holds one per wave); lane 0 passes ${base}, lane ${l} ${r[lds]}`);
+      });
+      regs.forEach((r, l) => {
+        const th = r[S_THREAD];
+        const v = bufferLoad(m, r[rs], (r[vo] + imm) >>> 0, codec, th);
+        codec.write(m.ldsAt(base + imm + l * size, size, true, th), m.off, v);
+        m.lds.dma?.issued(th);
+      });
+    },
+  };
+}
+
 function popcount(x: number): number {
   let n = 0;
   for (let v = x >>> 0; v; v &= v - 1) n++;
@@ -169,7 +206,14 @@ function lowerAmd(inst: CallInst, name: string, ctx: CallContext): Lowered | und
     checkBarrierFences(ctx);
     return { kind: 'barrier' };
   }
-  if (/^llvm\.amdgcn\.(sched\.barrier|sched\.group\.barrier|iglp\.opt|s\.waitcnt|s\.setprio|wave\.barrier)$/.test(name)) return { kind: 'none' };
+  if (name === 'llvm.amdgcn.s.waitcnt') {
+    // gfx9 encoding: vmcnt in bits 3:0 and 15:14. vmcnt(0) retires this wave's direct-to-LDS loads.
+    const imm = constArg(inst, 0);
+    if ((imm & 0xc00f) !== 0) return { kind: 'none' };
+    return { kind: 'op', op: (r) => m.lds.dma?.waited(r[S_THREAD]) };
+  }
+  if (name === 'llvm.amdgcn.raw.ptr.buffer.load.lds') return { kind: 'collective', collective: ldsDmaCollective(inst, name, ctx) };
+  if (/^llvm\.amdgcn\.(sched\.barrier|sched\.group\.barrier|iglp\.opt|s\.setprio|wave\.barrier)$/.test(name)) return { kind: 'none' };
   if (name === 'llvm.amdgcn.make.buffer.rsrc.p8.p1') {
     const base = s(0);
     const stride = constArg(inst, 1);

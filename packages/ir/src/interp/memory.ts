@@ -10,6 +10,7 @@ import type { Type } from '../types.js';
 import { alignOf, sizeOf, typeToString } from '../types.js';
 import { InterpretError } from './errors.js';
 import { HALF_VALUES, bfloatFromBits, bfloatToBits, halfToBits, normI64, wrapI64 } from './numeric.js';
+import type { LdsDmaWaits } from './lds-dma.js';
 import type { WgmmaState } from './wgmma-state.js';
 
 /** Bytes per region of the flat global address space. */
@@ -150,6 +151,8 @@ export class Lds {
   private readonly rThread: Int32Array | undefined;
   /** Warpgroup-MMA bookkeeping: stores into bytes an unfinished wgmma reads are refused. */
   wgmma: WgmmaState | undefined;
+  /** AMD direct-to-LDS loads not yet waited for (a barrier refuses to release over them). */
+  dma: LdsDmaWaits | undefined;
 
   constructor(readonly size: number, private readonly fill: number, detectRaces: boolean) {
     const buf = new ArrayBuffer(size);
@@ -169,6 +172,7 @@ export class Lds {
     this.bytes.fill(this.fill);
     this.epoch++;
     this.wgmma?.reset();
+    this.dma?.reset();
   }
 
   /** Bounds check (and race bookkeeping) for an access of `size` bytes at `off` by `thread`. */

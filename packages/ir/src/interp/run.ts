@@ -24,6 +24,7 @@ import { Lds, regionBase } from './memory.js';
 import type { Region } from './memory.js';
 import { wrapI64, wrapSmall } from './numeric.js';
 import { rounder } from './scalar.js';
+import { LdsDmaWaits } from './lds-dma.js';
 import { WARPGROUP, WgmmaState } from './wgmma-state.js';
 
 /** A pointer argument naming a buffer (from `buffers`, or given directly) and a byte offset into it. */
@@ -258,6 +259,7 @@ export function interpret(module: Module, kernelName: string, options: Interpret
   // One LDS for the launch, reset per workgroup (workgroups never overlap here).
   machine.lds = new Lds(ldsBytes, fill, detect);
   machine.lds.wgmma = new WgmmaState(ldsBytes, threads);
+  machine.lds.dma = new LdsDmaWaits(threads);
   let firstWorkgroup = true;
   for (const [gx, gy, gz] of workgroupOrder(grid, options.workgroups)) {
     if (!firstWorkgroup) machine.lds.reset();
@@ -400,6 +402,7 @@ function runWorkgroup(prog: Program, lanes: Lane[], ws: number, machine: Machine
         throw new InterpretError(`divergent barrier: ${where(first!)} waits at ${locate(prog.fn, end.inst)} but ${where(L)} ${describeWait(prog, L)}`);
       }
     }
+    machine.lds.dma?.barrier(locate(prog.fn, end.inst));
     machine.lds.epoch++;
     machine.lds.wgmma?.barrier();
     for (const L of lanes) {

@@ -7,7 +7,7 @@ import { Module } from '../module.js';
 import { i16, i32, i64, ptr, scalarOf, storeSizeOf, typeToString, voidT } from '../types.js';
 import type { Type } from '../types.js';
 import { mfmaAtom } from './atoms.js';
-import type { Axis, GlobalBuffer, KernelOptions, KernelParam, MmaAtom, Target } from './target.js';
+import type { Axis, GlobalBuffer, KernelOptions, KernelParam, LdsDma, MmaAtom, Target } from './target.js';
 import { TargetError, atomLookup, checkByteOffset, checkGlobalBufferArgs, checkKernelOptions, defineKernel } from './target.js';
 
 /** LLVM 22's data layout for amdgcn-amd-amdhsa (`opt-22 -mtriple=amdgcn-amd-amdhsa` prints it). */
@@ -42,6 +42,8 @@ export interface AmdTargetSpec {
   /** CUs of the product (MI355X: 256, MI300X: 304). */
   readonly computeUnits: number;
   readonly atoms: readonly MmaAtom[];
+  /** Bytes per lane of its direct-to-LDS buffer loads (LLVM selects 12 and 16 for gfx950 only). */
+  readonly ldsDmaSizes: readonly number[];
   /** `amdhsa_code_object_version` module flag (500 = v5, 600 = v6); undefined leaves LLVM's default (v6 in LLVM 22). */
   readonly codeObjectVersion: number | undefined;
 }
@@ -145,9 +147,34 @@ export function amdTarget(spec: AmdTargetSpec): Target {
       b.intrinsic(`llvm.amdgcn.raw.ptr.buffer.store.${mangleType(value.type)}`, voidT, [value, buf.handle, byteOffset, 0, 0]);
     },
 
+    ldsDma: ldsDma(spec.name, spec.ldsDmaSizes),
     ...atomLookup(spec.name, spec.atoms),
   };
   return t;
+}
+
+/**
+ * `s_waitcnt vmcnt(0)` on gfx9 (CDNA): vmcnt in bits 3:0 and 15:14 zero, expcnt (6:4) and lgkmcnt
+ * (11:8) at their maxima, i.e. not waited for.
+ */
+export const WAITCNT_VMCNT0 = 0x0f70;
+
+/** Direct-to-LDS buffer loads with the sizes `sizes` (see `LdsDma`). */
+function ldsDma(target: 'gfx950' | 'gfx942', sizes: readonly number[]): LdsDma {
+  return Object.freeze({
+    sizes: Object.freeze([...sizes]),
+    load(b: Builder, buf: GlobalBuffer, byteOffset: Value, ldsBase: Value, size: number): void {
+      if (buf.vendor !== 'amd') throw new TargetError(`${target}: buffer was made for ${buf.vendor}`);
+      if (!sizes.includes(size)) throw new TargetError(`${target}: direct-to-LDS loads move ${sizes.join(', ')} bytes per lane, not ${size}`);
+      checkByteOffset(target, byteOffset);
+      if (ldsBase.type.kind !== 'ptr' || ldsBase.type.addrspace !== 3) throw new TargetError(`${target}: the LDS base of a direct-to-LDS load must be ptr addrspace(3), got ${typeToString(ldsBase.type)}`);
+      // soffset, the immediate offset and the cache-policy bits stay 0: the per-lane offset carries the address.
+      b.intrinsic('llvm.amdgcn.raw.ptr.buffer.load.lds', voidT, [buf.handle, ldsBase, size, byteOffset, 0, 0, 0]);
+    },
+    wait(b: Builder): void {
+      b.intrinsic('llvm.amdgcn.s.waitcnt', voidT, [WAITCNT_VMCNT0]);
+    },
+  });
 }
 
 function requireId(b: Builder, kind: 'workitem' | 'workgroup', axis: Axis): void {

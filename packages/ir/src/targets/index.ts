@@ -24,9 +24,9 @@ export function getTarget(name: string, options: TargetOptions = {}): Target {
 function build(name: string, cov: number | undefined): Target {
   switch (name) {
     case 'gfx950':
-      return amdTarget({ name: 'gfx950', ldsBytes: 160 * 1024, computeUnits: 256, atoms: gfx950Atoms(), codeObjectVersion: cov });
+      return amdTarget({ name: 'gfx950', ldsBytes: 160 * 1024, computeUnits: 256, atoms: gfx950Atoms(), ldsDmaSizes: [1, 2, 4, 12, 16], codeObjectVersion: cov });
     case 'gfx942':
-      return amdTarget({ name: 'gfx942', ldsBytes: 64 * 1024, computeUnits: 304, atoms: gfx942Atoms(), codeObjectVersion: cov });
+      return amdTarget({ name: 'gfx942', ldsBytes: 64 * 1024, computeUnits: 304, atoms: gfx942Atoms(), ldsDmaSizes: [1, 2, 4], codeObjectVersion: cov });
     case 'sm_90':
       return sm90Target();
     default:

@@ -126,6 +126,27 @@ export interface AsyncCopy {
 }
 
 /**
+ * AMD direct-to-LDS buffer loads (`llvm.amdgcn.raw.ptr.buffer.load.lds`, `buffer_load_* ... lds`):
+ * each lane of a wave reads `size` bytes at its own byte offset of a buffer and the hardware writes
+ * them to LDS with no register in between, lane-contiguously: lane `l` lands at
+ * `ldsBase + l * size`, where `ldsBase` is one address per wave (it travels in M0). Bytes outside
+ * the buffer's range arrive as zeros, under the same per-dword rule as `globalLoad`.
+ */
+export interface LdsDma {
+  /** Bytes one lane may move per load on this target (gfx950: 1, 2, 4, 12, 16; gfx942: 1, 2, 4). */
+  readonly sizes: readonly number[];
+  /**
+   * Starts a load of `size` bytes per lane from `byteOffset` (i32, unsigned, per lane) of `buf` to
+   * `ldsBase + lane * size`. `ldsBase` (`ptr addrspace(3)`, aligned to `size` rounded up to 4) must
+   * be the same in every lane of the wave. The data is in LDS only after {@link wait}; other waves
+   * see it after a wait and then a barrier.
+   */
+  load(b: Builder, buf: GlobalBuffer, byteOffset: Value, ldsBase: Value, size: number): void;
+  /** Waits for this wave's outstanding global loads, the direct-to-LDS ones included (`s_waitcnt vmcnt(0)`). */
+  wait(b: Builder): void;
+}
+
+/**
  * NVIDIA sm_90a warpgroup MMA (`wgmma.mma_async`; the layouts below are checked on the H200 by
  * packages/ir/device/run.sh): `D[64 x n] += A[64 x 16] · B[16 x n]` over the 128 threads of a
  * warpgroup, A and B read from shared memory through 64-bit descriptors, f32 accumulators in
@@ -263,6 +284,8 @@ export interface Target {
   readonly matrixLoad?: (b: Builder, rowAddress: Value, count: 1 | 2 | 4) => Value[];
   /** Asynchronous global → shared copies (NVIDIA `cp.async`; absent on AMD). */
   readonly asyncCopy?: AsyncCopy;
+  /** AMD direct-to-LDS buffer loads (absent on NVIDIA, whose counterpart is `asyncCopy`). */
+  readonly ldsDma?: LdsDma;
   /** NVIDIA sm_90a warpgroup MMA (absent on AMD). */
   readonly warpgroupMma?: WarpgroupMma;
   /** NVIDIA sm_90 programmatic dependent launch (absent on AMD). */
