@@ -4,32 +4,20 @@
  * the next conv launch reuses the workspace. A runtime binds the buffer views, packs each launch's
  * values with its `signature` and launches them in order.
  */
-import { epilogueTag, getTarget, NO_EPILOGUE, type Epilogue } from '@rocke/ir';
+import { epilogueTag, getTarget, NO_EPILOGUE, type Epilogue, type SequencedLaunch as Launch } from '@rocke/ir';
 import { kernargTable as reduceKernargTable, planReduce, SplitReduceSpecSchema, type SplitReduceSpec } from '@rocke/split-reduce';
-import { kernargTable, type KernargEntry, type KernargValue } from './abi.js';
+import { kernargTable, type BufferName } from './abi.js';
 import type { Dtype, Problem } from './problem.js';
 import { plan, type LaunchPlan, type PlanOptions } from './plan.js';
 import type { Spec } from './spec.js';
 
-/** One launch in stream order. */
-export interface SequencedLaunch {
-  /** Which kernel runs: the conv (the spec's kernel) or the split-reduce helper. */
-  readonly role: 'conv' | 'reduce';
-  readonly kernelName: string;
-  readonly grid: readonly [number, number, number];
-  readonly block: readonly [number, number, number];
-  readonly sharedBytes: number;
-  /** The kernel's argument table: the order and types `kernargs` are packed in. */
-  readonly signature: readonly { readonly name: string; readonly type: KernargEntry['type'] }[];
-  /** Values in `signature` order; pointers are views of the bound buffers (x, w, y, ws). */
-  readonly kernargs: readonly (KernargValue | { readonly buffer: string; readonly offsetBytes: number })[];
-  /**
-   * Launch as a programmatic dependent of the launch ahead of it: true where the target has grid
-   * dependency control, whose conv and split-reduce kernels both wait for the grid ahead at entry,
-   * so a launch's start-up may overlap the previous kernel's tail without reading early.
-   */
-  readonly programmatic: boolean;
-}
+/**
+ * One launch in stream order: the conv (the spec's kernel) or the split-reduce helper. Pointer
+ * arguments are views of the bound buffers (x, w, y, ws, bias, residual); a launch is programmatic
+ * where the target has grid dependency control, whose conv and split-reduce kernels both wait for
+ * the grid ahead at entry.
+ */
+export type SequencedLaunch = Launch<'conv' | 'reduce', BufferName>;
 
 /** A problem's conv plan and its launches in stream order. */
 export interface LaunchSequence {

@@ -36,5 +36,6 @@ export { KERNARG_IR_TYPES, kernargArgs, kernargIrType, kernargLayout, kernargPar
 export { ACTIVATIONS, BIAS_KINDS, NO_EPILOGUE, epilogueKernargs, epilogueTag, isBareEpilogue, openEpilogue, PREFETCH_REGISTERS } from './epilogue.js';
 export type { Activation, BiasKind, Epilogue, EpilogueKernarg, EpiloguePosition, EpilogueStore, StoreEpilogue } from './epilogue.js';
 export type { KernargArgs, KernargEntry, KernargLayout, KernargSlot, KernargType } from './kernarg.js';
+export type { BufferView, LaunchKernarg, SequencedLaunch } from './launch.js';
 export { parseFamilySpec } from './family.js';
 export type { BuiltKernel, Family, KernelCandidate } from './family.js';

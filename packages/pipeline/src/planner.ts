@@ -3,7 +3,7 @@
  * family's planner fills (cli/wiring.ts plugs conv-direct's in). bench/ handles problems, specs and
  * launch sequences as this file types them; the family decides what they mean.
  */
-import type { Epilogue, KernargType } from '@rocke/ir';
+import type { Epilogue, SequencedLaunch } from '@rocke/ir';
 import type { EpilogueValues } from '@rocke/reference';
 import type { AnyFamily } from './compile/family.js';
 import type { TargetName } from './compile/llvm-toolchain.js';
@@ -23,23 +23,12 @@ export interface NamedOpProblem {
   problem: OpProblem;
 }
 
-/** A kernel argument value: a number, a bigint, or a view of a bound buffer at a byte offset. */
-export type PlannedKernarg = number | bigint | { readonly buffer: string; readonly offsetBytes: number };
-
-/** One launch of a planned sequence, in stream order. */
-export interface PlannedLaunch {
-  /** `conv`: the candidate's own kernel; `reduce`: the helper kernel that follows it. */
-  readonly role: 'conv' | 'reduce';
-  readonly kernelName: string;
-  readonly grid: readonly [number, number, number];
-  readonly block: readonly [number, number, number];
-  readonly sharedBytes: number;
-  /** The kernel's argument table: the order and types `kernargs` are packed in. */
-  readonly signature: readonly { readonly name: string; readonly type: KernargType }[];
-  readonly kernargs: readonly PlannedKernarg[];
-  /** Launch as a programmatic dependent of the launch ahead of it (the target has grid dependency control). */
-  readonly programmatic: boolean;
-}
+/**
+ * One launch of a planned sequence, in stream order (@rocke/ir's launch shape, which the kernel
+ * packages' plans produce): `conv` runs the candidate's own kernel, `reduce` the helper kernel that
+ * follows it.
+ */
+export type PlannedLaunch = SequencedLaunch<'conv' | 'reduce'>;
 
 /** A candidate's plan for a problem and its launches in stream order. */
 export interface PlannedSequence {
