@@ -3,7 +3,8 @@
 //   node tools/lint.mjs [packageDir]   (default: every package)
 // Rules: a package imports only the siblings `allowed` lists, declared in its package.json, and only
 // through their exported entry points (never '@rocke/x/src/...' or any path outside their `exports`);
-// no import cycle among a package's modules; pipeline's compile/, cache/, bench/ and api/ import no kernel package; no focused test or debugger statement; in the packages
+// no import cycle among a package's modules; pipeline's compile/, cache/, bench/ and api/ import no kernel package, nor
+// does its cli/ except the composition root cli/wiring.ts; no focused test or debugger statement; in the packages
 // of LONG_FUNCTION_PACKAGES no function over MAX_FUNCTION_LINES lines unless its body is mostly one switch.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -22,9 +23,12 @@ const allowed = {
 
 /**
  * Folders that work for any kernel family: their modules (tests aside) reach a family only through
- * @rocke/ir's `Family<S>` or pipeline's `OpPlanner` (src/planner.ts) and never import a kernel package.
+ * @rocke/ir's `Family<S>`, pipeline's `OpPlanner` / `OpRuntime` (src/planner.ts) or, in cli/, the
+ * objects the composition root exports, and never import a kernel package. The composition root
+ * (COMPOSITION_ROOTS) is the one module of those folders that plugs the kernel packages in.
  */
-const FAMILY_AGNOSTIC = { pipeline: ['src/compile', 'src/cache', 'src/bench', 'src/api'] };
+const FAMILY_AGNOSTIC = { pipeline: ['src/compile', 'src/cache', 'src/bench', 'src/api', 'src/cli'] };
+const COMPOSITION_ROOTS = { pipeline: ['src/cli/wiring.ts'] };
 const KERNEL_PACKAGES = ['conv-direct', 'split-reduce'];
 
 /** Packages whose functions must stay under MAX_FUNCTION_LINES (a switch-dominated body is exempt). */
@@ -65,7 +69,7 @@ for (const dir of dirs) {
       const sibling = /^@rocke\/([\w-]+)/.exec(spec)?.[1];
       if (sibling) {
         if (!(allowed[name] ?? []).includes(sibling)) problems.push(`${where}: ${name} may not depend on @rocke/${sibling}`);
-        if (KERNEL_PACKAGES.includes(sibling) && familyAgnostic(name, dir, file)) problems.push(`${where}: a family-agnostic module may not import @rocke/${sibling}; take the family as a Family<S>`);
+        if (KERNEL_PACKAGES.includes(sibling) && familyAgnostic(name, dir, file)) problems.push(`${where}: a family-agnostic module may not import @rocke/${sibling}; take the family as a Family<S> or an OpPlanner, or (cli/) from the composition root`);
         else if (!declared.has(`@rocke/${sibling}`)) problems.push(`${where}: @rocke/${sibling} is not in package.json dependencies`);
         const sub = spec.slice(`@rocke/${sibling}`.length);
         if (sub && !exportsOf(sibling).includes(`.${sub}`)) problems.push(`${where}: reaches into ${spec}; import the package or one of its exports (${exportsOf(sibling).join(', ')})`);
@@ -77,9 +81,10 @@ for (const dir of dirs) {
   }
 }
 
-/** True for a module under one of its package's FAMILY_AGNOSTIC folders, tests and benchmarks aside. */
+/** True for a module under one of its package's FAMILY_AGNOSTIC folders, tests, benchmarks and the composition root aside. */
 function familyAgnostic(name, dir, file) {
   if (/\.(test|test-d|bench)\.ts$/.test(file)) return false;
+  if ((COMPOSITION_ROOTS[name] ?? []).some((root) => file === join(dir, root))) return false;
   return (FAMILY_AGNOSTIC[name] ?? []).some((folder) => file.startsWith(join(dir, folder) + '/'));
 }
 

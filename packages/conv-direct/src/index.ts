@@ -233,6 +233,26 @@ export {
 export { benchTrials, compiledSelection, type CompiledSelection } from './bench-plan.js';
 export { CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, problemSetFamily, type ConvDirectFamilyOptions } from './family.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
+export {
+  OPERAND_PROBLEM_FLAGS,
+  PROBLEM_FLAGS,
+  PROBLEM_SET_USAGE,
+  PROBLEM_USAGE,
+  isUncovered,
+  operandShapes,
+  planReport,
+  problemFromFlags,
+  problemFromOperands,
+  problemFromSuiteRow,
+  readMiopenLog,
+  specDetail,
+  uncoveredReason,
+  type CachedKernels,
+  type MiopenLog,
+  type PlanReport,
+  type PlanReportOptions,
+  type RankingEntry,
+} from './op/index.js';
 export { wholeMapImages, wholeMapLayout, type WholeMapFields, type WholeMapLayout } from './whole-map.js';
 export {
   chooseConv,

@@ -29,7 +29,7 @@ bundle() { # entry outfile
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 }
 bundle packages/pipeline/src/cli.ts "$out/dist/rocke.mjs"
-bundle packages/pipeline/src/cli/selftest-main.ts "$tool/rocke-selftest.mjs"
+bundle packages/pipeline/src/testing/selftest-main.ts "$tool/rocke-selftest.mjs"
 cp "$addon" "$out/build/Release/"
 cp packages/pipeline/device/cudnn_baseline.py "$out/dist/"
 cp "$suite" "$out/public.json"

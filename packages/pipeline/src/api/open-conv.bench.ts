@@ -5,13 +5,12 @@
  * checks and the launch loop); "with the fake launches" adds the fake binding's recording of each
  * launch. A benchmark, not a test: nothing here fails on a slow machine.
  */
-import { problemGeometry } from '@rocke/conv-direct';
 import { openDevice, type NativeBinding } from '@rocke/hip-runtime';
 import { createFakeBinding } from '@rocke/hip-runtime/testing';
 import { bench, describe } from 'vitest';
 import { RecordStore } from '../cache/records.js';
 import { kernelsDir, PROBLEM, recordFor } from '../testing/conv-kernels.js';
-import { openConv } from '../cli/wiring.js';
+import { convRuntime, openConv } from '../cli/wiring.js';
 
 function opened(split: boolean, stubLaunch: boolean) {
   const k = kernelsDir();
@@ -21,7 +20,7 @@ function opened(split: boolean, stubLaunch: boolean) {
   if (stubLaunch) binding.launch = () => undefined;
   const device = openDevice({ binding });
   const conv = openConv(PROBLEM, { device, cache: k.dir });
-  const g = problemGeometry(PROBLEM);
+  const g = convRuntime().tensors(PROBLEM);
   const [x, w, y] = [device.alloc(g.xBytes), device.alloc(g.wBytes), device.alloc(g.yBytes)];
   conv.run(x, w, y);
   return () => conv.run(x, w, y);

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { DEFAULT_SHAPE_CAP, VARIANTS } from '@rocke/conv-direct';
 import type { CliDeps } from './deps.js';
 import { UsageError, type CliIo } from '../io.js';
 import { readTextInput } from './files.js';
@@ -9,8 +8,9 @@ import { compileProgress } from './progress.js';
 import { formatBytes, formatDuration, formatTable } from '../table.js';
 import { benchPrep } from '../bench/prep.js';
 import { parseEpilogueShape } from '../bench/epilogue.js';
+import { cliOp } from './wiring.js';
 
-export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${DEFAULT_SHAPE_CAP}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
+export const BENCH_PREP_USAGE = `rocke bench-prep --suite SUITE.json --out DIR [--target sm_90] [--cap ${cliOp.defaultCap}] [--variant V[,V]] [--epilogue act[:b32|:bd][:res]] [--jobs N] [--cache-dir DIR] [--json]
   For a GPU machine without LLVM: compiles each shape's candidates (dense, with pointwise first for
   unpadded 1x1; split_c on small maps; grouped, and depthwise for groups = C; --variant keeps only
   those variants), ordered and capped
@@ -35,8 +35,8 @@ export async function benchPrepCommand(argv: readonly string[], io: CliIo, deps:
   const problems = readSuite(readTextInput(io, '--suite', values.suite));
   const target = targetsFrom(values.target)?.[0] ?? 'sm_90';
   const variants = (values.variant ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
-  if (unknown.length) throw new UsageError(`--variant ${unknown.join(',')}: not a variant (${VARIANTS.join(', ')})`);
+  const unknown = variants.filter((v) => !(cliOp.variants as readonly string[]).includes(v));
+  if (unknown.length) throw new UsageError(`--variant ${unknown.join(',')}: not a variant (${cliOp.variants.join(', ')})`);
   const epilogue = values.epilogue === undefined ? undefined : parseEpilogueShape(values.epilogue);
   if (typeof epilogue === 'string') throw new UsageError(`--epilogue ${values.epilogue}: ${epilogue}`);
   const progress = values.quiet ? undefined : compileProgress({ write: io.stderr, isTTY: io.stderrIsTTY, columns: io.columns });

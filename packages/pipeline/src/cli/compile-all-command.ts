@@ -1,6 +1,3 @@
-import { problemLabel, type Dtype, type Spec } from '@rocke/conv-direct';
-import { DEFAULT_PROBLEMS, DEFAULT_SHAPE_CAP, retypeProblems, type NamedProblem, type ShapeSelection } from '@rocke/conv-direct';
-import { problemSetFamily } from '@rocke/conv-direct';
 import { availableParallelism } from 'node:os';
 import { identityId } from '../cache/cache.js';
 import type { CliDeps } from './deps.js';
@@ -9,7 +6,6 @@ import { UsageError } from '../io.js';
 import { compileAll, type CompileAllReport } from '../compile/compile-all.js';
 import type { AnyFamily } from '../compile/family.js';
 import { compileCapped, type CompileCappedOptions } from '../compile/capped.js';
-import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import type { JsonValue } from '../hash.js';
 import { formatKeptKernels, keptKernelRows } from '../compile/kept-kernels.js';
 import { TARGET_NAMES } from '@rocke/ir';
@@ -19,6 +15,12 @@ import { formatUncovered, uncoveredSelections, type Uncovered } from './uncovere
 import { compileProgress } from './progress.js';
 import { briefError, formatDuration, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, shardFrom, targetsFrom } from './args.js';
+import type { Dtype } from '../planner.js';
+import { cliOp } from './wiring.js';
+
+/** One shape's selection on one target: its variants' candidates, back-fill and notes. */
+type ShapeSelection = ReturnType<ReturnType<typeof cliOp.problemSet>['selections']>[number];
+type Spec = ShapeSelection['backfill'][number]['spec'];
 
 /** The target compile-all builds when `--target` is not given: the project's headline target. */
 export const DEFAULT_COMPILE_TARGET: TargetName = 'gfx950';
@@ -30,7 +32,7 @@ export const COMPILE_ALL_USAGE = `rocke compile-all [PROBLEM | --suite FILE | --
   one small-map, grouped and dense shape, bf16) for gfx950. Per shape and target: the valid
   candidates of each apt variant (grouped; dense; split_c on maps up to 16x16), likely spillers
   dropped, ordered by the cost model's predicted time across the variants and capped at --cap per
-  shape (default ${DEFAULT_SHAPE_CAP}; each variant keeps its own first few); plus the split-reduce helpers. A problem (flags or --miopen) or a --suite replaces
+  shape (default ${cliOp.defaultCap}; each variant keeps its own first few); plus the split-reduce helpers. A problem (flags or --miopen) or a --suite replaces
   the built-in set; --dtype re-types the built-in set (or is the problem's dtype). --grid aot
   compiles conv-direct's full shape-independent grid instead (thousands of kernels per target:
   hours), where --variant/--dtype filter it. Up-to-date entries are skipped (--check-ir also
@@ -92,14 +94,14 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
   // The problem set: one given by flags / --miopen / --suite, else the built-in one.
   const input = problemsFrom(values, dtypes, io);
   const explicit = input?.problems ?? null;
-  const problemMode = grid === 'problems' && wanted.includes(CONV_DIRECT_FAMILY);
+  const problemMode = grid === 'problems' && wanted.includes(cliOp.family);
   if (grid === 'aot' && explicit) throw new UsageError('--grid aot compiles the shape-independent grid: drop the problem flags / --suite / --miopen-file');
-  if (explicit && !wanted.includes(CONV_DIRECT_FAMILY)) throw new UsageError(`problems select ${CONV_DIRECT_FAMILY} kernels: add --family ${CONV_DIRECT_FAMILY}`);
-  if (values.cap !== undefined && !problemMode) throw new UsageError(`--cap applies to problem sets (${CONV_DIRECT_FAMILY} without --grid aot)`);
-  const cap = positiveInt('cap', values.cap, DEFAULT_SHAPE_CAP);
-  const problems: NamedProblem[] = explicit ?? (dtypes.length ? retypeProblems(DEFAULT_PROBLEMS, dtypes as Dtype[]) : [...DEFAULT_PROBLEMS]);
-  const set = problemMode ? problemSetFamily(problems, { cap, ...(variants.length ? { variants } : {}) }) : null;
-  const families: AnyFamily[] = wanted.map((n) => (set && n === CONV_DIRECT_FAMILY ? set.family : byName.get(n)!));
+  if (explicit && !wanted.includes(cliOp.family)) throw new UsageError(`problems select ${cliOp.family} kernels: add --family ${cliOp.family}`);
+  if (values.cap !== undefined && !problemMode) throw new UsageError(`--cap applies to problem sets (${cliOp.family} without --grid aot)`);
+  const cap = positiveInt('cap', values.cap, cliOp.defaultCap);
+  const problems = explicit ?? cliOp.defaultProblems(dtypes as Dtype[]);
+  const set = problemMode ? cliOp.problemSet(problems, { cap, ...(variants.length ? { variants } : {}) }) : null;
+  const families: AnyFamily[] = wanted.map((n) => (set && n === cliOp.family ? set.family : byName.get(n)!));
   const covered = targets.filter((t) => families.some((f) => f.targets.includes(t)));
   if (covered.length === 0) throw new UsageError(`none of the families ${wanted.join(', ')} has kernels for ${targets.join(', ')}`);
 
@@ -186,7 +188,7 @@ export async function compileAllCommand(argv: readonly string[], io: CliIo, deps
 
 /**
  * The selections no candidate serves. When that is every one of a given problem set, compiling
- * would do nothing: a usage error with conv-direct's decisive reason.
+ * would do nothing: a usage error with the family's decisive reason.
  */
 function checkCoverage(selections: readonly ShapeSelection[], given: boolean): Uncovered[] {
   const uncovered = uncoveredSelections(selections);
@@ -217,9 +219,9 @@ function problemsFrom(values: Record<string, unknown>, dtypes: readonly string[]
  * pruned is replaced by the next of the shape's ranking. Returns the specs each shape built.
  */
 async function compileSelections(selections: readonly ShapeSelection[], families: readonly AnyFamily[], common: Omit<CompileCappedOptions, 'family' | 'lists'>): Promise<{ report: CompileAllReport; built: Spec[][] }> {
-  const conv = families.find((f) => f.name === CONV_DIRECT_FAMILY)!;
+  const selected = families.find((f) => f.name === cliOp.family)!;
   const lists = selections.map((s) => ({ target: s.target, cap: s.cap, ranked: [...s.variants.flatMap((v) => v.specs), ...s.backfill.map((b) => b.spec)].map((spec) => ({ variant: spec.variant, spec })) }));
-  const r = await compileCapped({ ...common, family: conv, lists, alongside: families.filter((f) => f !== conv) });
+  const r = await compileCapped({ ...common, family: selected, lists, alongside: families.filter((f) => f !== selected) });
   return { report: r.report, built: r.built.map((b) => b.map((c) => c.spec as Spec)) };
 }
 
@@ -228,7 +230,7 @@ function shapesByEntry(selections: readonly ShapeSelection[], built: readonly Sp
   const out = new Map<string, string[]>();
   for (const [i, s] of selections.entries()) {
     for (const spec of built[i]!) {
-      const id = identityId({ family: CONV_DIRECT_FAMILY, variant: spec.variant, target: s.target, flavor, spec: { ...spec } as JsonValue });
+      const id = identityId({ family: cliOp.family, variant: spec.variant, target: s.target, flavor, spec: { ...spec } as JsonValue });
       const names = out.get(id) ?? [];
       if (!names.includes(s.name)) names.push(s.name);
       out.set(id, names);
@@ -240,8 +242,8 @@ function shapesByEntry(selections: readonly ShapeSelection[], built: readonly Sp
 function formatSelections(selections: readonly ShapeSelection[]): string {
   const rows: (string | number)[][] = [];
   for (const s of selections) {
-    for (const v of s.variants) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), v.variant, v.valid, v.spillHeuristic, v.error ? `selection failed: ${v.error}` : v.specs.length]);
-    for (const note of s.notes) rows.push([s.name, s.cls ?? '', s.target, problemLabel(s.problem), '-', '', '', note]);
+    for (const v of s.variants) rows.push([s.name, s.cls ?? '', s.target, cliOp.label(s.problem), v.variant, v.valid, v.spillHeuristic, v.error ? `selection failed: ${v.error}` : v.specs.length]);
+    for (const note of s.notes) rows.push([s.name, s.cls ?? '', s.target, cliOp.label(s.problem), '-', '', '', note]);
   }
   return formatTable(['shape', 'class', 'target', 'problem', 'variant', 'valid', 'likely spill', 'selected'], rows, ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'right']);
 }

@@ -3,10 +3,10 @@
  * `--bias b.npy`, `--residual r.npy`, read into @rocke/reference's `EpilogueValues`. Every bad
  * combination is a {@link UsageError} with its reason.
  */
-import type { Problem } from '@rocke/conv-direct';
 import { ACTIVATIONS, encodeDtype, type Activation, type EpilogueValues } from '@rocke/reference';
 import { UsageError } from '../io.js';
 import type { NpyArray } from '../npy.js';
+import type { Dtype } from '../planner.js';
 
 /** parseArgs options of the epilogue flags. */
 export const EPILOGUE_OPTIONS = {
@@ -41,9 +41,10 @@ const NPY_OF = { fp16: 'float16', bf16: 'uint16' } as const;
 
 /**
  * The epilogue the flags ask for, or undefined when none is given. `read` loads an .npy path
- * (the CLI's reader, so its errors name the flag); `yShape` is [N, Ho, Wo, K].
+ * (the CLI's reader, so its errors name the flag); the problem's output has `channels` channels
+ * (the bias length), shape `yShape` (the residual's) and its `dtype`.
  */
-export function epilogueFrom(values: Values, problem: Problem, yShape: readonly number[], read: (path: string, flag: string) => NpyArray): EpilogueValues | undefined {
+export function epilogueFrom(values: Values, problem: { channels: number; dtype: Dtype }, yShape: readonly number[], read: (path: string, flag: string) => NpyArray): EpilogueValues | undefined {
   const given = Object.keys(EPILOGUE_OPTIONS).filter((k) => values[k] !== undefined);
   if (given.length === 0) return undefined;
   const act = (values['act'] ?? 'none') as string;
@@ -63,7 +64,7 @@ export function epilogueFrom(values: Values, problem: Problem, yShape: readonly 
   }
   if (typeof values['bias'] === 'string') {
     const b = read(values['bias'], 'bias');
-    if (b.shape.length !== 1 || b.shape[0] !== problem.K) throw new UsageError(`--bias has shape (${b.shape.join(', ')}), the problem needs (${problem.K})`);
+    if (b.shape.length !== 1 || b.shape[0] !== problem.channels) throw new UsageError(`--bias has shape (${b.shape.join(', ')}), the problem needs (${problem.channels})`);
     if (b.dtype === 'float32') e.bias = b.data as Float32Array;
     else if (b.dtype === NPY_OF[problem.dtype]) e.bias = b.data as Uint16Array;
     else throw new UsageError(`--bias is ${b.dtype}, a ${problem.dtype} problem takes float32 or ${NPY_OF[problem.dtype]}`);

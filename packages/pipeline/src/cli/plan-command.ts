@@ -1,31 +1,14 @@
-import {
-  benchVariants,
-  candidateCoverage,
-  chooseConv,
-  chooseGroupMerge,
-  costLine,
-  type ConvChoice,
-  kernelName,
-  plan,
-  problemCandidates,
-  problemLabel,
-  VARIANTS,
-  type LaunchPlan,
-  type Problem,
-  type Spec,
-  type Variant,
-} from '@rocke/conv-direct';
 import { problemJson } from '../api/kernel-source.js';
 import type { CacheEntry, KernelCache } from '../cache/cache.js';
 import { RecordIntegrityError, RecordStore } from '../cache/records.js';
 import { TARGET_NAMES } from '@rocke/ir';
 import type { TargetName } from '../compile/llvm-toolchain.js';
 import type { CliIo } from '../io.js';
-import { CONV_DIRECT_FAMILY } from '@rocke/conv-direct';
 import { UsageError } from '../io.js';
-import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues } from './problem-input.js';
+import { PROBLEM_OPTIONS, PROBLEM_SET_OPTIONS, PROBLEM_SET_USAGE, PROBLEM_USAGE, problemSetFromValues, type NamedProblem } from './problem-input.js';
 import { formatBytes, formatTable } from '../table.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, printJson, targetsFrom } from './args.js';
+import { cliOp } from './wiring.js';
 
 export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file FILE) [--target gfx950|gfx942|sm_90|all] [--variant dense|split_c|grouped|depthwise|pointwise] [--kernel NAME] [--explain] [--json]
   Lists the valid candidates for the problem and the launch plan of the chosen one (no GPU needed).
@@ -40,61 +23,11 @@ export const PLAN_USAGE = `rocke plan (<problem> | --suite FILE | --miopen-file 
   ${PROBLEM_USAGE}
   ${PROBLEM_SET_USAGE}`;
 
-/** The result of {@link planProblem}: what `rocke plan --json` prints. */
-export interface PlanReport {
-  problem: Problem;
-  label: string;
-  target: string;
-  /** The problem's main variant and every variant weighed (the bench's, or --variant). */
-  variant: Variant;
-  variants: Variant[];
-  candidates: { raw: number; valid: number; rejected: number; duplicates: number };
-  validKernels: string[];
-  /** Valid kernels with an unpruned cache entry for this target, and those compile-all pruned (name → reason). */
-  cachedKernels: string[];
-  prunedKernels: Record<string, string>;
-  rejectedReasons: { reason: string; count: number }[];
-  chosen: {
-    kernelName: string;
-    /** `record`: the tuning record of this problem on this arch; `ranker`: the cost model; `kernel`: --kernel. */
-    chosenBy: 'record' | 'ranker' | 'kernel';
-    rule: string;
-    explain: readonly string[];
-    spec: Spec;
-    splits?: number;
-    mergeExplain: readonly string[];
-    plan: LaunchPlan;
-  } | null;
-  /** The ranker's order (when it chose): every candidate's place, predicted time and the cost terms behind it. */
-  ranking: RankingEntry[];
-  /** Why nothing was chosen: no valid candidate (conv-direct's decisive reason), or the plan failed. */
-  note: string | null;
-}
+/** The result of {@link planProblem}: what `rocke plan --json` prints (the family's plan report). */
+export type PlanReport = Exclude<ReturnType<typeof cliOp.planReport>, { usage: string }>;
 
-/** One candidate's place in the ranker's order and why. */
-export interface RankingEntry {
-  position: number;
-  kernelName: string;
-  splits?: number;
-  predictedUs: number;
-  /** Predicted time over the first one's. */
-  relative: number;
-  /** The cost model's terms, microseconds after their coefficients. */
-  terms: Readonly<Record<string, number>>;
-  reason: string;
-}
-
-function rankingOf(choice: Chosen): RankingEntry[] {
-  return (choice.ranked ?? []).map((r, i) => ({
-    position: i + 1,
-    kernelName: r.kernelName,
-    ...(r.splits !== undefined ? { splits: r.splits } : {}),
-    predictedUs: r.cost.us,
-    relative: r.relative,
-    terms: r.cost.terms,
-    reason: costLine(r.cost),
-  }));
-}
+/** A variant the family weighs. */
+type Variant = PlanReport['variant'];
 
 /** Options of {@link planProblem}. */
 export interface PlanOptions {
@@ -113,96 +46,40 @@ function cacheState(options: PlanOptions, target: string, valid: ReadonlySet<str
   const pruned: Record<string, string> = {};
   if (!options.cache) return { cached, pruned };
   for (const e of options.cacheEntries ?? options.cache.listEntries().entries) {
-    if (e.identity.family !== CONV_DIRECT_FAMILY || e.identity.target !== target || !valid.has(e.kernelName)) continue;
+    if (e.identity.family !== cliOp.family || e.identity.target !== target || !valid.has(e.kernelName)) continue;
     if (e.pruned) pruned[e.kernelName] = e.pruned.reason;
     else if (options.cache.checkBlob(e.code).ok) cached.add(e.kernelName);
   }
   return { cached, pruned };
 }
 
-type Chosen = Omit<ConvChoice, 'chosenBy'> & { chosenBy: 'record' | 'ranker' | 'kernel' };
-
-/**
- * The kernel for a problem: --kernel if given, else conv-direct's chooser — the tuning record for
- * (target, problem) in the cache's records if it still validates, else the ranker over the kernels
- * compiled in the cache (every unpruned valid one when none is). Nothing is timed.
- */
-function choose(problem: Problem, target: TargetName, variants: Variant[], specs: readonly Spec[], state: { cached: ReadonlySet<string>; pruned: Record<string, string> }, options: PlanOptions): Chosen | { reason: string } {
-  if (options.kernel !== undefined) {
-    const spec = specs.find((s) => kernelName(s) === options.kernel);
-    if (!spec) throw new UsageError(`kernel ${options.kernel} is not a valid ${variants.join('/')} candidate for ${problemLabel(problem)} on ${target}`);
-    return { spec, kernelName: options.kernel, chosenBy: 'kernel', explain: ['--kernel'] };
-  }
+/** The problem's tuning record on `target` in the cache's records, if one is there and intact. */
+function recordOf(cache: KernelCache, target: TargetName, problem: NamedProblem['problem']) {
   let record;
   try {
-    record = options.cache ? new RecordStore(options.cache.root).lookup(CONV_DIRECT_FAMILY, target, problemJson(problem)) : undefined;
+    record = new RecordStore(cache.root).lookup(cliOp.family, target, problemJson(problem));
   } catch (err) {
     if (!(err instanceof RecordIntegrityError)) throw err;
   }
-  const { cached, pruned } = state;
-  return chooseConv(problem, target, {
-    variants,
-    candidates: specs,
-    available: cached.size ? (n) => cached.has(n) : (n) => !(n in pruned),
-    ...(record ? { record: { spec: record.choice.spec, launch: record.choice.launch, timeMs: record.timeMs, device: record.device.name, date: record.date } } : {}),
-  });
+  return record ? { spec: record.choice.spec, launch: record.choice.launch, timeMs: record.timeMs, device: record.device.name, date: record.date } : undefined;
 }
 
-/** Candidates and the chosen plan for one problem on one target. */
-export function planProblem(problem: Problem, target: TargetName, options: PlanOptions = {}): PlanReport {
-  const variants: Variant[] = options.variant ? [options.variant] : benchVariants(problem);
-  const sets = variants.map((variant) => problemCandidates(problem, target, { variant }));
-  const reasons = new Map<string, number>();
-  for (const r of sets.flatMap((s) => s.rejected)) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
-  const sum = (f: (s: (typeof sets)[number]) => number) => sets.reduce((n, s) => n + f(s), 0);
-  const specs = sets.flatMap((s) => s.valid);
-  const validKernels = specs.map((s) => kernelName(s));
-  const state = cacheState(options, target, new Set(validKernels));
-  const base = {
-    problem,
-    label: problemLabel(problem),
-    target,
-    variant: variants[0]!,
-    variants,
-    candidates: { raw: sum((s) => s.raw), valid: sum((s) => s.valid.length), rejected: sum((s) => s.rejected.length), duplicates: sum((s) => s.duplicates) },
-    validKernels,
-    cachedKernels: validKernels.filter((k) => state.cached.has(k)),
-    prunedKernels: state.pruned,
-    rejectedReasons: [...reasons].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1)),
-  };
-  const choice = choose(problem, target, variants, specs, state, options);
-  if ('reason' in choice) {
-    const none = { ...base, ranking: [] };
-    if (specs[0]) {
-      try {
-        plan(specs[0], problem, target);
-      } catch (err) {
-        return { ...none, chosen: null, note: `planning ${kernelName(specs[0])} failed: ${(err as Error).message}` };
-      }
-    }
-    const coverage = candidateCoverage(sets[0]!, target, variants[0]!).reason;
-    return { ...none, chosen: null, note: specs.length === 0 && coverage ? coverage : choice.reason };
-  }
-  let spec = choice.spec;
-  let mergeExplain: readonly string[] = [];
-  if (choice.chosenBy === 'kernel' && spec.variant === 'grouped') {
-    const merge = chooseGroupMerge(spec, problem);
-    spec = merge.spec;
-    mergeExplain = merge.explain;
-  }
-  const splits = choice.splits;
-  try {
-    const p = plan(spec, problem, target, splits === undefined ? {} : { splits });
-    const rule = choice.explain[choice.explain.length - 1]!;
-    return {
-      ...base,
-      chosen: { kernelName: kernelName(spec), chosenBy: choice.chosenBy, rule, explain: choice.explain, spec, ...(splits !== undefined ? { splits } : {}), mergeExplain, plan: p },
-      ranking: options.noRanking ? [] : rankingOf(choice),
-      note: null,
-    };
-  } catch (err) {
-    return { ...base, chosen: null, ranking: options.noRanking ? [] : rankingOf(choice), note: `planning ${kernelName(spec)} failed: ${(err as Error).message}` };
-  }
+/**
+ * Candidates and the chosen plan for one problem on one target: --kernel if given, else the
+ * family's chooser — the tuning record for (target, problem) in the cache's records if it still
+ * validates, else the ranker over the kernels compiled in the cache. Nothing is timed.
+ */
+export function planProblem(problem: NamedProblem['problem'], target: TargetName, options: PlanOptions = {}): PlanReport {
+  const cache = options.cache;
+  const r = cliOp.planReport(problem, target, {
+    ...(options.variant ? { variant: options.variant } : {}),
+    ...(options.kernel !== undefined ? { kernel: options.kernel } : {}),
+    ...(options.noRanking ? { noRanking: true } : {}),
+    cache: (valid) => cacheState(options, target, valid),
+    ...(cache ? { record: () => recordOf(cache, target, problem) } : {}),
+  });
+  if ('usage' in r) throw new UsageError(r.usage);
+  return r;
 }
 
 /** One row of a multi-problem plan (`--suite`, `--miopen-file`, `--target all`). */
@@ -232,8 +109,8 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const input = problemSetFromValues(values, io);
   if (!input) throw new UsageError('plan needs a problem (--n --c --h --w --k ..., or --miopen LINE), a --suite or a --miopen-file');
   const targets: TargetName[] = values.target === 'all' ? [...TARGET_NAMES] : (targetsFrom(values.target) ?? ['gfx950']);
-  if (values.variant !== undefined && !(VARIANTS as readonly string[]).includes(values.variant)) {
-    throw new UsageError(`unknown variant '${values.variant}' (known: ${VARIANTS.join(', ')})`);
+  if (values.variant !== undefined && !(cliOp.variants as readonly string[]).includes(values.variant)) {
+    throw new UsageError(`unknown variant '${values.variant}' (known: ${cliOp.variants.join(', ')})`);
   }
   const cache = cacheFrom(values, io);
   const planOptions: PlanOptions = {
@@ -289,7 +166,7 @@ function planOne(io: CliIo, report: PlanReport, json: boolean, explain: boolean)
   const p = report.chosen.plan;
   io.stdout(`\nchosen by ${report.chosen.chosenBy}: ${report.chosen.kernelName}\n`);
   for (const line of report.chosen.explain) io.stdout(`  ${line}\n`);
-  io.stdout(`workspace ${formatBytes(p.workspaceBytes)}${p.splits !== undefined ? `, splits ${p.splits}` : ''}${report.chosen.spec.variant === 'grouped' ? `, group_merge ${report.chosen.spec.group_merge}` : ''}\n`);
+  io.stdout(`workspace ${formatBytes(p.workspaceBytes)}${p.splits !== undefined ? `, splits ${p.splits}` : ''}${cliOp.specDetail(report.chosen.spec)}\n`);
   io.stdout(
     formatTable(
       ['launch', 'images', 'grid', 'block', 'LDS', 'splits', 'workspace'],

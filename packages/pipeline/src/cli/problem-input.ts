@@ -1,40 +1,13 @@
-import { parseMiopenCommand, parseProblem, parseProblemFlags, problemLabel, type Problem } from '@rocke/conv-direct';
 import { UsageError, type CliIo } from '../io.js';
-import type { NamedProblem } from '@rocke/conv-direct';
 import { readTextInput } from './files.js';
+import { cliOp } from './wiring.js';
 
-/** parseArgs option table for a problem given by flags or a MIOpenDriver command line. */
-export const PROBLEM_OPTIONS = {
-  n: { type: 'string' },
-  c: { type: 'string' },
-  h: { type: 'string' },
-  w: { type: 'string' },
-  k: { type: 'string' },
-  r: { type: 'string' },
-  s: { type: 'string' },
-  stride: { type: 'string' },
-  pad: { type: 'string' },
-  dilation: { type: 'string' },
-  groups: { type: 'string' },
-  dtype: { type: 'string' },
-  miopen: { type: 'string' },
-} as const;
+/** A problem with the name and class it is reported under. */
+export type NamedProblem = ReturnType<typeof cliOp.defaultProblems>[number];
+type Problem = NamedProblem['problem'];
 
-/** Flag (lower case, as the CLI spells it) → conv-direct's flag name. */
-const FLAG_TO_CONV: Record<string, string> = {
-  n: 'N',
-  c: 'C',
-  h: 'H',
-  w: 'W',
-  k: 'K',
-  r: 'R',
-  s: 'S',
-  stride: 'stride',
-  pad: 'pad',
-  dilation: 'dilation',
-  groups: 'groups',
-  dtype: 'dtype',
-};
+/** parseArgs option table for a problem given by flags (the kernel family's). */
+export const PROBLEM_OPTIONS = cliOp.problemFlags;
 
 /** parseArgs option table for problem sets: a suite file or a file of MIOpenDriver commands. */
 export const PROBLEM_SET_OPTIONS = {
@@ -43,41 +16,22 @@ export const PROBLEM_SET_OPTIONS = {
 } as const;
 
 /** Usage text of the problem flags. */
-export const PROBLEM_USAGE = `problem, by flags:   --n N --c C --h H --w W --k K [--r 3 --s 3 --stride 1 --pad same --dilation 1 --groups 1 --dtype fp16|bf16]
-  or a MIOpenDriver line: --miopen "convbfp16 -n 1 -c 512 -H 7 -W 7 -k 512 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -g 1"`;
+export const PROBLEM_USAGE = cliOp.problemUsage;
 
 /** Usage text of the problem-set inputs. */
-export const PROBLEM_SET_USAGE = `problem sets: --suite SUITE.json ({"shapes": [{name, N, C, H, W, K, R, S, stride, pad, dilation, groups, dtype, cls}]})
-  or --miopen-file LOG (one MIOpenDriver command per line, as MIOPEN_ENABLE_LOGGING_CMD=1 logs them;
-  other lines and unsupported commands are skipped and counted, repeated problems kept once)`;
+export const PROBLEM_SET_USAGE = cliOp.problemSetUsage;
 
 /** Most shapes one suite or MIOpenDriver file may hold: far past a network's layers, and it bounds the work a file can ask for. */
 export const MAX_SUITE_SHAPES = 10_000;
 
 /**
  * The problem named by the parsed flags, or undefined when none of them is present.
- * Throws {@link UsageError} with conv-direct's reason for an invalid problem or mixed inputs.
+ * Throws {@link UsageError} with the family's reason for an invalid problem or mixed inputs.
  */
 export function problemFromValues(values: Record<string, unknown>): Problem | undefined {
-  const flagNames = Object.keys(FLAG_TO_CONV).filter((f) => values[f] !== undefined);
-  const miopen = values['miopen'];
-  if (typeof miopen === 'string') {
-    if (flagNames.length) throw new UsageError(`give the problem either by --miopen or by flags, not both (also got ${flagNames.map((f) => `--${f}`).join(' ')})`);
-    const r = parseMiopenCommand(miopen);
-    if (!r.ok) throw new UsageError(`bad MIOpenDriver command: ${r.reason}`);
-    return r.problem;
-  }
-  if (flagNames.length === 0) return undefined;
-  const argv: string[] = [];
-  for (const f of flagNames) argv.push(`--${FLAG_TO_CONV[f]}`, String(values[f]));
-  const r = parseProblemFlags(argv);
-  if (!r.ok) throw new UsageError(`bad problem: ${lowerFlagNames(r.reason)}`);
-  return r.problem;
-}
-
-/** conv-direct names flags --N/--C…; the CLI spells them in lower case. */
-function lowerFlagNames(reason: string): string {
-  return reason.replace(/--([NCHWKRS])\b/g, (_, f: string) => `--${f.toLowerCase()}`);
+  const r = cliOp.problemFromFlags(values);
+  if (r && !r.ok) throw new UsageError(r.reason);
+  return r?.problem;
 }
 
 /**
@@ -96,78 +50,26 @@ export function readSuite(text: string): NamedProblem[] {
   if (shapes.length > MAX_SUITE_SHAPES) throw new UsageError(`suite has ${shapes.length} shapes, over the limit of ${MAX_SUITE_SHAPES}`);
   return shapes.map((s: unknown, i) => {
     if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new UsageError(`suite shape ${i} is not an object`);
-    const { name, cls, stride, pad, dilation, ...rest } = s as Record<string, unknown>;
+    const { name, cls, ...row } = s as Record<string, unknown>;
     const label = typeof name === 'string' ? name : `shape${i}`;
-    const r = parseProblem({
-      strideH: stride ?? 1,
-      strideW: stride ?? 1,
-      padH: pad ?? 0,
-      padW: pad ?? 0,
-      dilationH: dilation ?? 1,
-      dilationW: dilation ?? 1,
-      groups: 1,
-      ...rest,
-    });
+    const r = cliOp.problemFromSuiteRow(row);
     if (!r.ok) throw new UsageError(`suite shape ${i} (${label}): ${r.reason}`);
-    return { name: label, problem: r.problem as Problem, cls: typeof cls === 'string' ? cls : null };
+    return { name: label, problem: r.problem, cls: typeof cls === 'string' ? cls : null };
   });
 }
 
 /** The problems of a MIOpenDriver log and what was skipped. */
-export interface MiopenFileProblems {
-  problems: NamedProblem[];
-  /** Lines read, lines holding no MIOpenDriver command, commands repeating an earlier problem. */
-  lines: number;
-  otherLines: number;
-  repeats: number;
-  /** Commands conv-direct does not take (fp32, backward, NCHW…), by reason, most first. */
-  unsupported: { reason: string; count: number }[];
-}
-
-/** `MIOpenDriver conv…` anywhere in a line (after a log prefix), or a line that is a bare `conv…` command. */
-const DRIVER_COMMAND = /(?:^|\s)(?:\S*\/)?MIOpenDriver\s+(conv\S*(?:\s.*)?)$|^\s*(conv[a-z0-9]*(?:\s.*)?)$/;
+export type MiopenFileProblems = Exclude<ReturnType<typeof cliOp.readMiopenLog>, { reason: string }>;
 
 /**
- * Reads MIOpenDriver commands, one per line, as MIOpen logs them with MIOPEN_ENABLE_LOGGING_CMD=1
- * (`MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver convbfp16 -n 1 …`) or bare. Other
- * lines are counted and skipped; so are commands conv-direct does not take, by reason; a problem
- * met again is kept once. No supported command at all is a usage error saying what was skipped.
+ * Reads MIOpenDriver commands, one per line, as MIOpen logs them (or bare), each problem named
+ * `line<number>`: other lines, unsupported commands and repeated problems are skipped and counted.
+ * No supported command at all, or more than {@link MAX_SUITE_SHAPES} problems, is a usage error.
  */
 export function readMiopenFile(text: string): MiopenFileProblems {
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  const problems: NamedProblem[] = [];
-  const seen = new Set<string>();
-  const unsupported = new Map<string, number>();
-  let otherLines = 0;
-  let repeats = 0;
-  lines.forEach((line, i) => {
-    const m = DRIVER_COMMAND.exec(line);
-    const command = m?.[1] ?? m?.[2];
-    if (command === undefined) {
-      otherLines++;
-      return;
-    }
-    const r = parseMiopenCommand(command);
-    if (!r.ok) {
-      unsupported.set(r.reason, (unsupported.get(r.reason) ?? 0) + 1);
-      return;
-    }
-    const label = problemLabel(r.problem);
-    if (seen.has(label)) {
-      repeats++;
-      return;
-    }
-    seen.add(label);
-    if (problems.length === MAX_SUITE_SHAPES) throw new UsageError(`more than ${MAX_SUITE_SHAPES} distinct problems`);
-    problems.push({ name: `line${i + 1}`, problem: r.problem, cls: null });
-  });
-  const skipped = [...unsupported].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1));
-  if (problems.length === 0) {
-    const why = skipped.length ? `; unsupported: ${skipped.slice(0, 3).map((u) => `${u.reason} (${u.count}x)`).join('; ')}` : '';
-    throw new UsageError(`no supported MIOpenDriver conv command in ${lines.length} lines (${otherLines} other lines${why})`);
-  }
-  return { problems, lines: lines.length, otherLines, repeats, unsupported: skipped };
+  const r = cliOp.readMiopenLog(text, MAX_SUITE_SHAPES);
+  if ('reason' in r) throw new UsageError(r.reason);
+  return r;
 }
 
 /** A problem set from the command line and a one-line note on what its file skipped (null if nothing). */

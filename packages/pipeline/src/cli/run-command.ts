@@ -1,12 +1,13 @@
-import { outputExtent, parseProblemFlags, type Problem } from '@rocke/conv-direct';
-import { applyEpilogue, convForward, convGeometry, DEFAULT_BUDGET_BYTES, encodeDtype, fp32ImageBytes } from '@rocke/reference';
+import { encodeDtype } from '@rocke/reference';
 import { checkOutput, readNpyInput, writeOutput } from './files.js';
 import type { CliDeps } from './deps.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { writeNpy, type NpyArray } from '../npy.js';
+import type { Dtype } from '../planner.js';
 import { EPILOGUE_OPTIONS, EPILOGUE_USAGE, epilogueFrom } from './epilogue-args.js';
-import { problemFromValues } from './problem-input.js';
+import type { NamedProblem } from './problem-input.js';
+import { cliOp } from './wiring.js';
 import { cacheFrom, COMMON_OPTIONS, parse, parseArgs, positiveInt, printJson, targetsFrom } from './args.js';
 
 export const RUN_USAGE = `rocke run --x x.npy --w w.npy --out y.npy [--stride 1] [--pad same] [--dilation 1] [--groups G]
@@ -32,7 +33,7 @@ const NPY_DTYPE = { fp16: 'float16', bf16: 'uint16' } as const;
  * Reads an operand and returns its dtype bit patterns: matching 16-bit arrays as they are, float32
  * rounded to the problem dtype. Shape must equal `shape`.
  */
-export function operandBits(name: string, array: NpyArray, shape: readonly number[], dtype: Problem['dtype']): { bits: Uint16Array; rounded: boolean } {
+export function operandBits(name: string, array: NpyArray, shape: readonly number[], dtype: Dtype): { bits: Uint16Array; rounded: boolean } {
   if (array.shape.length !== shape.length || array.shape.some((d, i) => d !== shape[i])) {
     throw new UsageError(`${name} has shape (${array.shape.join(', ')}), the problem needs (${shape.join(', ')})`);
   }
@@ -43,22 +44,8 @@ export function operandBits(name: string, array: NpyArray, shape: readonly numbe
   return { bits: array.data as Uint16Array, rounded: false };
 }
 
-/**
- * Throws a {@link UsageError} when one image of the problem does not fit the CPU reference's
- * budget (it holds each image of x and y as fp32): such a problem only runs on a GPU.
- */
-function checkReferenceBudget(problem: Problem): void {
-  const image = fp32ImageBytes(convGeometry(problem));
-  const per = Math.max(image.x, image.y);
-  if (per > DEFAULT_BUDGET_BYTES) {
-    throw new UsageError(
-      `--device cpu: one image needs ${per} bytes as fp32 (x ${image.x}, y ${image.y}), over the CPU reference's budget of ${DEFAULT_BUDGET_BYTES} bytes per operand; run it with --device gpu`,
-    );
-  }
-}
-
-/** npy dtype → conv dtype, for 16-bit arrays. */
-function dtypeOf(a: NpyArray): Problem['dtype'] | undefined {
+/** npy dtype → problem dtype, for 16-bit arrays. */
+function dtypeOf(a: NpyArray): Dtype | undefined {
   return a.dtype === 'float16' ? 'fp16' : a.dtype === 'uint16' ? 'bf16' : undefined;
 }
 
@@ -66,29 +53,9 @@ function dtypeOf(a: NpyArray): Problem['dtype'] | undefined {
  * The problem `rocke run` solves: from --miopen, or from the operand shapes plus the stride, pad,
  * dilation, groups and dtype flags. Throws {@link UsageError} when the pieces disagree.
  */
-export function runProblem(values: Record<string, string | boolean | undefined>, x: NpyArray, w: NpyArray): Problem {
-  if (values['miopen'] !== undefined) {
-    const extra = ['stride', 'pad', 'dilation', 'groups', 'dtype'].filter((f) => values[f] !== undefined);
-    if (extra.length) throw new UsageError(`with --miopen the problem is fully given; drop ${extra.map((f) => `--${f}`).join(' ')}`);
-    return problemFromValues({ miopen: values['miopen'] })!;
-  }
-  if (x.shape.length !== 4) throw new UsageError(`x must be 4-D NHWC, got shape (${x.shape.join(', ')})`);
-  if (w.shape.length !== 4) throw new UsageError(`w must be 4-D KRSC, got shape (${w.shape.join(', ')})`);
-  const [N, H, W, C] = x.shape as [number, number, number, number];
-  const [K, R, S, cpg] = w.shape as [number, number, number, number];
-  let groups: string;
-  if (values['groups'] !== undefined) groups = String(values['groups']);
-  else {
-    if (cpg === 0 || C % cpg !== 0) throw new UsageError(`w's last dimension ${cpg} does not divide x's channels ${C}`);
-    groups = String(C / cpg);
-  }
-  const fromData = dtypeOf(x) ?? dtypeOf(w);
-  const dtype = values['dtype'] === undefined ? fromData : String(values['dtype']);
-  if (dtype === undefined) throw new UsageError('x and w are float32: say which dtype to run with --dtype fp16|bf16');
-  const argv = ['--N', N, '--H', H, '--W', W, '--C', C, '--K', K, '--R', R, '--S', S, '--groups', groups, '--dtype', dtype].map(String);
-  for (const f of ['stride', 'pad', 'dilation'] as const) if (values[f] !== undefined) argv.push(`--${f}`, String(values[f]));
-  const r = parseProblemFlags(argv);
-  if (!r.ok) throw new UsageError(`bad problem: ${r.reason}`);
+export function runProblem(values: Record<string, string | boolean | undefined>, x: NpyArray, w: NpyArray): NamedProblem['problem'] {
+  const r = cliOp.problemFromOperands(values, x.shape, w.shape, dtypeOf(x) ?? dtypeOf(w));
+  if (!r.ok) throw new UsageError(r.reason);
   return r.problem;
 }
 
@@ -102,12 +69,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
         x: { type: 'string' },
         w: { type: 'string' },
         out: { type: 'string' },
-        stride: { type: 'string' },
-        pad: { type: 'string' },
-        dilation: { type: 'string' },
-        groups: { type: 'string' },
-        dtype: { type: 'string' },
-        miopen: { type: 'string' },
+        ...cliOp.operandFlags,
         device: { type: 'string' },
         target: { type: 'string' },
         ...EPILOGUE_OPTIONS,
@@ -129,21 +91,20 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
   const xArr = readNpyInput(io, '--x', values.x!);
   const wArr = readNpyInput(io, '--w', values.w!);
   const problem = runProblem(values, xArr, wArr);
-  const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);
-  const Wo = outputExtent(problem.W, problem.S, problem.strideW, problem.padW, problem.dilationW);
-  const x = operandBits('x', xArr, [problem.N, problem.H, problem.W, problem.C], problem.dtype);
-  const w = operandBits('w', wArr, [problem.K, problem.R, problem.S, problem.C / problem.groups], problem.dtype);
+  const { channels, yShape } = cliOp.tensors(problem);
+  const shapes = cliOp.operandShapes(problem);
+  const x = operandBits('x', xArr, shapes.x, problem.dtype);
+  const w = operandBits('w', wArr, shapes.w, problem.dtype);
   for (const [name, op] of [['x', x], ['w', w]] as const) {
     if (op.rounded) io.stderr(`rocke run: --${name} is float32; rounded to ${problem.dtype} (nearest-even)\n`);
   }
   const npyDtype = NPY_DTYPE[problem.dtype];
-  const epilogue = epilogueFrom(values, problem, [problem.N, Ho, Wo, problem.K], (path, flag) => readNpyInput(io, `--${flag}`, path));
+  const epilogue = epilogueFrom(values, { channels, dtype: problem.dtype }, yShape, (path, flag) => readNpyInput(io, `--${flag}`, path));
   let y: NpyArray;
   if (device === 'cpu') {
-    checkReferenceBudget(problem);
-    const ref = convForward(problem, x.bits, w.bits);
-    const data = epilogue ? applyEpilogue(ref.geometry, ref.y32, epilogue).y : ref.y;
-    y = { dtype: npyDtype, shape: [problem.N, Ho, Wo, problem.K], data };
+    const ref = cliOp.cpuRun(problem, x.bits, w.bits, epilogue);
+    if ('reason' in ref) throw new UsageError(ref.reason);
+    y = { dtype: npyDtype, shape: yShape, data: ref.y };
   } else {
     if (!deps.runConv) {
       io.stderr('rocke run: no GPU runtime is wired into this build (use --device cpu for the CPU reference)\n');
@@ -159,8 +120,7 @@ export async function runCommand(argv: readonly string[], io: CliIo, deps: CliDe
       { ...(values.repeat !== undefined ? { repeat: positiveInt('repeat', values.repeat, 1) } : {}), ...(epilogue ? { epilogue } : {}), problem, x: { dtype: npyDtype, shape: xArr.shape, data: x.bits }, w: { dtype: npyDtype, shape: wArr.shape, data: w.bits }, target, cacheDir: cacheFrom(values, io).root },
       io,
     );
-    const want = [problem.N, Ho, Wo, problem.K];
-    if (y.shape.join(',') !== want.join(',')) throw new Error(`runtime returned y of shape (${y.shape.join(', ')}), expected (${want.join(', ')})`);
+    if (y.shape.join(',') !== yShape.join(',')) throw new Error(`runtime returned y of shape (${y.shape.join(', ')}), expected (${yShape.join(', ')})`);
   }
   const outPath = writeOutput(io, '--out', values.out!, writeNpy(y));
   if (values.json) printJson(io, { out: outPath, device, problem, shape: y.shape, ...(epilogue ? { act: epilogue.act } : {}) });

@@ -17,7 +17,25 @@ import {
   problemLabel,
   selectProblemSpecs,
   withEpilogue,
+  DEFAULT_PROBLEMS,
+  isUncovered,
+  OPERAND_PROBLEM_FLAGS,
+  operandShapes,
+  planReport,
+  PROBLEM_FLAGS,
+  PROBLEM_SET_USAGE,
+  PROBLEM_USAGE,
+  problemFromFlags,
+  problemFromOperands,
+  problemFromSuiteRow,
+  problemSetFamily,
+  readMiopenLog,
+  retypeProblems,
+  specDetail,
+  uncoveredReason,
+  VARIANTS,
   type ConvChoice,
+  type Dtype,
   type LaunchPlan,
   type NamedProblem,
   type Problem,
@@ -28,7 +46,7 @@ import {
 } from '@rocke/conv-direct';
 import type { NativeBinding } from '@rocke/hip-runtime';
 import { epilogueTag, type Epilogue } from '@rocke/ir';
-import { applyEpilogue, compare, convForwardParallel, convSample, gather, type EpilogueValues } from '@rocke/reference';
+import { applyEpilogue, compare, convForward, convForwardParallel, convGeometry, convSample, DEFAULT_BUDGET_BYTES, fp32ImageBytes, gather, type EpilogueValues } from '@rocke/reference';
 import { CACHE_NAMESPACE, kernargTable as reduceKernargTable, splitReduceFamily } from '@rocke/split-reduce';
 import { openOp, type OpenOptions, type OpHandle } from '../api/open-conv.js';
 import { gpuRun, type RunRequest } from '../api/run-conv.js';
@@ -69,6 +87,51 @@ export function defaultDeps(): CliDeps {
     runConv: (request, io) => gpuRun(runtime, request, io),
     tune: (request, io) => gpuTune(planner, request, io),
   };
+}
+
+/**
+ * What the CLI's commands know of the problems they take, all of it conv-direct's: the flags of a
+ * problem and their usage, the readers of suite rows, MIOpen logs and operand shapes, the built-in
+ * problem set and its selection, `rocke plan`'s report, why a problem has no kernel, and the CPU
+ * reference of `rocke run --device cpu`. The commands reach the family only through this object.
+ */
+export const cliOp = {
+  family: CONV_DIRECT_FAMILY,
+  variants: VARIANTS,
+  defaultCap: DEFAULT_SHAPE_CAP,
+  /** The built-in problem set, re-typed to `dtypes` when given. */
+  defaultProblems: (dtypes: readonly Dtype[]): NamedProblem[] => (dtypes.length ? retypeProblems(DEFAULT_PROBLEMS, dtypes) : [...DEFAULT_PROBLEMS]),
+  problemSet: problemSetFamily,
+  problemFlags: PROBLEM_FLAGS,
+  operandFlags: OPERAND_PROBLEM_FLAGS,
+  problemUsage: PROBLEM_USAGE,
+  problemSetUsage: PROBLEM_SET_USAGE,
+  problemFromFlags,
+  problemFromSuiteRow,
+  readMiopenLog,
+  problemFromOperands,
+  operandShapes,
+  tensors: (p: Problem) => convTensors(p),
+  label: problemLabel,
+  planReport,
+  specDetail,
+  isUncovered,
+  uncoveredReason,
+  cpuRun,
+};
+
+/**
+ * `rocke run --device cpu`: @rocke/reference's conv (and the epilogue in fp64), or why it cannot
+ * run: one image of x or y as fp32 over the CPU reference's budget (such a problem only runs on a GPU).
+ */
+function cpuRun(problem: Problem, x: Uint16Array, w: Uint16Array, epilogue?: EpilogueValues): { y: Uint16Array } | { reason: string } {
+  const image = fp32ImageBytes(convGeometry(problem));
+  const per = Math.max(image.x, image.y);
+  if (per > DEFAULT_BUDGET_BYTES) {
+    return { reason: `--device cpu: one image needs ${per} bytes as fp32 (x ${image.x}, y ${image.y}), over the CPU reference's budget of ${DEFAULT_BUDGET_BYTES} bytes per operand; run it with --device gpu` };
+  }
+  const ref = convForward(problem, x, w);
+  return { y: epilogue ? applyEpilogue(ref.geometry, ref.y32, epilogue).y : ref.y };
 }
 
 /**

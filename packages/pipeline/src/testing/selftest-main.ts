@@ -12,8 +12,8 @@ import { createFakeBinding, type FakeKernel } from '@rocke/hip-runtime/testing';
 import { KernelCache } from '../cache/cache.js';
 import { benchShape } from '../bench/bench-shape.js';
 import { readBenchManifest, type ManifestShape } from '../bench/manifest.js';
-import { fakeConvKernel, fakeReduceKernel } from '../testing/fake-kernels.js';
-import { convPlanner } from './wiring.js';
+import { fakeConvKernel, fakeReduceKernel } from './fake-kernels.js';
+import { convPlanner } from '../cli/wiring.js';
 
 const dir = process.argv[2];
 const perVariant = Number(process.argv[3] ?? 2);
