@@ -24,21 +24,9 @@ export const PROBLEM_FLAGS = {
   miopen: { type: 'string' },
 } as const;
 
-/** Flag (lower case, as the command line spells it) → {@link parseProblemFlags}' flag name. */
-const FLAG_NAMES: Record<string, string> = {
-  n: 'N',
-  c: 'C',
-  h: 'H',
-  w: 'W',
-  k: 'K',
-  r: 'R',
-  s: 'S',
-  stride: 'stride',
-  pad: 'pad',
-  dilation: 'dilation',
-  groups: 'groups',
-  dtype: 'dtype',
-};
+/** The problem flags but `miopen`, lower case as the command line spells them; {@link parseProblemFlags} spells the one-letter sizes in upper case. */
+const SIZE_FLAGS = Object.keys(PROBLEM_FLAGS).filter((f) => f !== 'miopen');
+const flagName = (f: string): string => (f.length === 1 ? f.toUpperCase() : f);
 
 /** Usage text of {@link PROBLEM_FLAGS}. */
 export const PROBLEM_USAGE = `problem, by flags:   --n N --c C --h H --w W --k K [--r 3 --s 3 --stride 1 --pad same --dilation 1 --groups 1 --dtype fp16|bf16]
@@ -54,7 +42,7 @@ export const PROBLEM_SET_USAGE = `problem sets: --suite SUITE.json ({"shapes": [
  * reason for an invalid problem or for both a MIOpenDriver line and flags.
  */
 export function problemFromFlags(values: Record<string, unknown>): ProblemResult | undefined {
-  const flagNames = Object.keys(FLAG_NAMES).filter((f) => values[f] !== undefined);
+  const flagNames = SIZE_FLAGS.filter((f) => values[f] !== undefined);
   const miopen = values['miopen'];
   if (typeof miopen === 'string') {
     if (flagNames.length) return { ok: false, reason: `give the problem either by --miopen or by flags, not both (also got ${flagNames.map((f) => `--${f}`).join(' ')})` };
@@ -63,7 +51,7 @@ export function problemFromFlags(values: Record<string, unknown>): ProblemResult
   }
   if (flagNames.length === 0) return undefined;
   const argv: string[] = [];
-  for (const f of flagNames) argv.push(`--${FLAG_NAMES[f]}`, String(values[f]));
+  for (const f of flagNames) argv.push(`--${flagName(f)}`, String(values[f]));
   const r = parseProblemFlags(argv);
   // parseProblemFlags names flags --N/--C…; the command line spells them in lower case.
   return r.ok ? r : { ok: false, reason: `bad problem: ${r.reason.replace(/--([NCHWKRS])\b/g, (_, f: string) => `--${f.toLowerCase()}`)}` };
@@ -145,18 +133,13 @@ export function readMiopenLog(text: string, maxProblems: number): MiopenLog | { 
   return { problems, lines: lines.length, otherLines, repeats, unsupported: skipped };
 }
 
+const { stride, pad, dilation, groups, dtype, miopen } = PROBLEM_FLAGS;
+
 /**
  * parseArgs option table of a problem whose sizes come from its operands' shapes (`rocke run`):
  * the rest of the problem, or a MIOpenDriver line naming all of it.
  */
-export const OPERAND_PROBLEM_FLAGS = {
-  stride: { type: 'string' },
-  pad: { type: 'string' },
-  dilation: { type: 'string' },
-  groups: { type: 'string' },
-  dtype: { type: 'string' },
-  miopen: { type: 'string' },
-} as const;
+export const OPERAND_PROBLEM_FLAGS = { stride, pad, dilation, groups, dtype, miopen };
 
 /**
  * The problem of x (NHWC) and w (KRSC) with the given stride, pad, dilation, groups (default
