@@ -5,7 +5,9 @@
 import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
-import { checkProblem, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
+import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
+import { residency } from './residency.js';
+import { weightPieceElems } from './kernel/schedule.js';
 import { kernelName, specGeometry, WEIGHT_RING_MIN_STAGES, wgmmaLds, type Spec, type Variant } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_TENSOR_BYTES, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
 import { frozenSpec, markChecked, validate, validateBuilt, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
@@ -466,7 +468,11 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
-  const filter = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
+  const check = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
+  const filter = (grid: readonly Spec[]) => {
+    const set = check(grid);
+    return joinSets(set, check(ldsDmaVariants(set.valid)));
+  };
   const set = filter(specs);
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
@@ -512,6 +518,34 @@ function weightRingVariants(specs: readonly Spec[]): Spec[] {
     if (crowded) out.push({ ...spec, weight_ring: true });
   }
   return out;
+}
+
+/**
+ * Direct-to-LDS copies (`lds_dma`) of the valid single-buffered per-wave-atom specs on a target
+ * whose direct-to-LDS loads move a whole weight fragment slot per lane (gfx950): the weights skip
+ * the registers and land in a second stage while the MMAs read the first. Offered only where the
+ * doubled LDS keeps as many workgroups resident per CU as the register-staged spec has (the
+ * registers the weights no longer hold can raise the register limit; a lower LDS limit would trade
+ * occupancy for the overlap, the trade AMD's single-buffered grid declines).
+ */
+function ldsDmaVariants(specs: readonly Spec[]): Spec[] {
+  const out: Spec[] = [];
+  for (const spec of specs) {
+    if (spec.double_buffer || spec.lds_dma || spec.variant === 'depthwise' || isWarpgroupAtom(spec.atom)) continue;
+    if (!TARGETS[spec.target].ldsDma?.sizes.includes(ATOMS[spec.atom].fragA * ELEMENT_BYTES)) continue;
+    const twin: Spec = { ...spec, double_buffer: true, lds_dma: true };
+    // Whole slots and the doubled LDS within the target first: residency reads validated geometry.
+    const slot = ATOMS[spec.atom].fragA;
+    if (weightPieceElems(spec, slot) !== slot || specGeometry(twin).ldsBytes > TARGETS[spec.target].ldsBytes) continue;
+    if (residency(twin).perUnit >= residency(spec).perUnit) out.push(twin);
+  }
+  return out;
+}
+
+/** Two candidate sets as one: `b`'s valid specs after `a`'s (their kernel names differ from `a`'s by construction). */
+function joinSets(a: CandidateSet, b: CandidateSet): CandidateSet {
+  if (b.raw === 0) return a;
+  return { raw: a.raw + b.raw, valid: [...a.valid, ...b.valid], rejected: [...a.rejected, ...b.rejected], duplicates: a.duplicates + b.duplicates };
 }
 
 /**

@@ -111,6 +111,14 @@ export const SpecSchema = z
      * {@link stagedSpec}). Left out: no fold; written out only as true (one spelling per kernel).
      */
     fold_s: z.literal(true).optional(),
+    /**
+     * Weights staged by direct-to-LDS buffer loads (per-wave MMA atoms on a target whose `ldsDma`
+     * moves a whole weight fragment slot per lane: gfx950's 16 bytes): each lane's slot goes from
+     * global memory to its lane-contiguous place in LDS with no register in between, into the stage
+     * the MMAs are not reading (double_buffer). Left out: weights through registers like the
+     * activations; written out only as true (one spelling per kernel).
+     */
+    lds_dma: z.literal(true).optional(),
   })
   .strict();
 
@@ -214,6 +222,7 @@ function kernelNameOf(spec: Spec): string {
     spec.whole_map ? 'wm' : '',
     spec.weight_ring ? 'wr' : '',
     spec.fold_s ? 'fs' : '',
+    spec.lds_dma ? 'ldma' : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];

@@ -56,8 +56,9 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;
   const acc = g.accPerLane;
-  // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers.
-  const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + g.wPasses * dwordsA;
+  // sm_90 double buffering copies with cp.async straight into LDS: no loads are carried in registers;
+  // AMD direct-to-LDS weights (lds_dma) carry only the activations'.
+  const prefetch = usesAsyncCopy(spec) ? 0 : g.xPasses * 4 + (spec.lds_dma ? 0 : g.wPasses * dwordsA);
   const bFrags = g.waveImages * haloExtent(g.bandRows, spec.stride_h, spec.R, spec.dilation_h) * g.colBlocks * dwordsB;
   const aFrags = g.mTilesPerWave * dwordsA;
   const wSlotElems = TARGETS[spec.target].vendor === 'amd' ? g.atom.fragA : 8;

@@ -11,6 +11,7 @@ import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason,
 import { keptFacts, SpecSchema, specGeometry, type Spec } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
 import { splitUnit } from './split-slices.js';
+import { weightPieceElems } from './kernel/schedule.js';
 
 /** Outcome of validation. */
 export type Validation = { ok: true } | { ok: false; reason: string };
@@ -91,6 +92,8 @@ function specOnlyReason(s: Spec): string | null {
   }
   const fold = tapFoldReason(s);
   if (fold) return fold;
+  const dma = ldsDmaReason(s);
+  if (dma) return dma;
   if (s.whole_map && !isWarpgroupAtom(s.atom)) return `whole_map: whole-map tiles are built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
   if (isWarpgroupAtom(s.atom)) {
     const reason = s.whole_map ? validateWholeMapTiles(s) : validateWarpgroupTiles(s);
@@ -151,6 +154,27 @@ function tapFoldReason(s: Spec): string | null {
   if (isWarpgroupAtom(s.atom)) return `fold_s: the warpgroup-MMA kernel copies whole 16-byte channel runs and cannot gather folded taps (use ${CONV_ATOMS[s.target].filter((a) => !isWarpgroupAtom(a)).join(', ')})`;
   if (s.S < 2) return `fold_s: S ${s.S} leaves no filter taps along W to fold`;
   if (s.c_tail === 0) return 'fold_s: the folded staging loads runs of c_tail elements, each checked against its tap column (c_tail must be 8, 4, 2 or 1, not 0)';
+  return null;
+}
+
+/**
+ * Direct-to-LDS weight staging (`lds_dma`): each lane's weight fragment slot must be one load the
+ * target moves straight to LDS (the per-wave atoms' fragment layout puts a wave's slots back to back,
+ * the placement those loads have), whole (no grouped or channel-tail pieces below a slot), into a
+ * second stage while the MMAs read the first.
+ */
+function ldsDmaReason(s: Spec): string | null {
+  if (!s.lds_dma) return null;
+  const dma = TARGETS[s.target].ldsDma;
+  if (!dma) return `lds_dma: ${s.target} has no direct-to-LDS loads (its kernels stage with cp.async)`;
+  if (isWarpgroupAtom(s.atom)) return `lds_dma: the warpgroup-MMA kernel stages with cp.async, not ${s.atom}`;
+  const slot = ATOMS[s.atom].fragA;
+  if (!dma.sizes.includes(slot * ELEMENT_BYTES)) {
+    return `lds_dma: a weight fragment slot of ${s.atom} is ${slot * ELEMENT_BYTES} bytes per lane and ${s.target}'s direct-to-LDS loads move ${dma.sizes.join(', ')} bytes (the lane-contiguous placement admits no split)`;
+  }
+  const piece = weightPieceElems(s, slot);
+  if (piece !== slot) return `lds_dma: the weight slots load in pieces of ${piece} channels (${s.c_tail !== 0 ? `c_tail ${s.c_tail}` : 'group boundaries'}); direct-to-LDS loads move whole ${slot}-channel slots`;
+  if (!s.double_buffer) return 'lds_dma: the loads land while the MMAs read the other stage: double_buffer must be true';
   return null;
 }
 

@@ -54,6 +54,10 @@ describe('golden configs', () => {
     const folded = specs.filter((s) => s.fold_s);
     expect(new Set(folded.map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
     for (const s of folded) expect(spillReason(s), kernelName(s)).toBeNull();
+    // Direct-to-LDS weights: gfx950 dense and pointwise (with tails), none predicted to spill.
+    const dma = specs.filter((s) => s.lds_dma);
+    expect([new Set(dma.map((s) => s.target)), new Set(dma.map((s) => s.variant)), dma.some((s) => s.c_tail !== 0)]).toEqual([new Set(['gfx950']), new Set(['dense', 'pointwise']), true]);
+    for (const s of dma) expect(spillReason(s), kernelName(s)).toBeNull();
     expect(new Set(specs.filter((s) => s.variant === 'grouped').map((s) => s.target))).toEqual(new Set(['gfx950', 'gfx942', 'sm_90']));
     expect(specs.some((s) => s.waves_per_eu === 3) && specs.some((s) => s.iglp === 1) && specs.some((s) => !s.chiplet_swizzle && s.target !== 'sm_90')).toBe(true);
   });

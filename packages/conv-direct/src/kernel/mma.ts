@@ -5,7 +5,7 @@
  * input tile with its halo and the weights of every tap are staged in LDS; then every tap (r, s)
  * is an MMA GEMM over shifted windows of that one staged copy. The target supplies the atom (with
  * its lane layouts), global memory with zero-when-out-of-range semantics, barriers, and — where it
- * has them — ldmatrix and cp.async.
+ * has them — ldmatrix, cp.async and direct-to-LDS loads.
  */
 import {
   bfloat,
@@ -103,6 +103,11 @@ interface StagingSlot {
   readonly room?: Value;
   /** X of a tap-folded spec only: the hoisted source its runs are addressed from (tap-fold.ts). */
   readonly fold?: FoldedSlot;
+  /**
+   * Weights staged by direct-to-LDS loads only: byte offset in one LDS stage of the slot of lane 0
+   * of this thread's wave (the wave's M0 base; lane l's slot follows at l slots).
+   */
+  readonly waveLds?: Value;
 }
 
 /** The channels one workgroup reduces and produces (dense / split_c / grouped). */
@@ -177,7 +182,10 @@ class MmaConvBuilder {
     // cp.async moves whole 16-byte chunks: grouped weights in smaller pieces use register prefetch.
     const async = usesAsyncCopy(spec);
     if (async && (t.asyncCopy === undefined || this.weightLayout !== 'swizzled-rows')) throw new ConvKernelError(`${t.name}: the spec asks for cp.async staging, which this target object lacks`);
-    this.schedule = async ? 'async-copy' : 'register-prefetch';
+    this.schedule = async ? 'async-copy' : kernelSpec.lds_dma ? 'lds-dma-weights' : 'register-prefetch';
+    if (kernelSpec.lds_dma && (this.weightLayout !== 'fragment' || !t.ldsDma?.sizes.includes(this.wSlotElems * ELEMENT_BYTES) || this.wPieceElems !== this.wSlotElems || !spec.double_buffer)) {
+      throw new ConvKernelError(`${t.name}: the spec asks for direct-to-LDS weight staging of whole ${this.wSlotElems * ELEMENT_BYTES}-byte fragment slots into a second stage, which this target or spec does not admit`);
+    }
     // Output-channel tails store channel by channel: such kernels store directly.
     this.stagedEpilogue = stagesOutputInLds(spec);
     if (this.weightLayout === 'swizzled-rows' && !isPow2(spec.ck / 8)) throw new ConvKernelError(`ck ${spec.ck}: swizzled weight rows need ck/8 to be a power of two`);
@@ -315,7 +323,7 @@ class MmaConvBuilder {
       if (t.vendor === 'nvidia') off = b.select(b.icmp('ult', chunk, ch.trips), off, SENTINEL_OFFSET, 'c.off.live');
       return [
         ...xSlots.map((s) => xLoad(s, chunk, off)),
-        ...wSlots.map((s) => {
+        ...(this.schedule === 'lds-dma-weights' ? [] : wSlots).map((s) => {
           const parts = pieceOffsets(s, chunk, off).map((at) =>
             this.wPieceElems === 1 ? this.loadRun(b, wBuf, at(), 1) : t.globalLoad(b, wBuf, at(), pieceVec, { align: 2 * this.wPieceElems }),
           );
@@ -328,7 +336,16 @@ class MmaConvBuilder {
       const xb = xBase(stage);
       const wb = wBase(stage);
       xSlots.forEach((s, j) => guarded(s, () => b.store(vals[j]!, ldsAt(b.add(xb, s.lds)), { align: 16 })));
+      if (this.schedule === 'lds-dma-weights') return;
       wSlots.forEach((s, j) => guarded(s, () => b.store(vals[xSlots.length + j]!, ldsAt(b.add(wb, s.lds)), { align: 2 * this.wSlotElems })));
+    };
+    // Direct-to-LDS weights: one load per slot, the wave's 64 slots back to back from its M0 base
+    // (the guard of a partial last pass is uniform over a wave: the slots come in whole waves).
+    const dmaChunk = (chunk: Value, stage: Value | number) => {
+      const dma = t.ldsDma!;
+      const off = chunkBytes(chunk);
+      const wb = wBase(stage);
+      for (const s of wSlots) guarded(s, () => dma.load(b, wBuf, pieceOffsets(s, chunk, off)[0]!(), ldsAt(b.add(wb, s.waveLds!)), this.wSlotElems * ELEMENT_BYTES));
     };
     const copyChunk = (chunk: Value, stage: Value | number) => {
       const cp = t.asyncCopy!;
@@ -339,7 +356,7 @@ class MmaConvBuilder {
       for (const s of wSlots) guarded(s, () => cp.copy(b, wBuf, pieceOffset(s.pieces![0]!, chunk, off), ldsAt(b.add(wb, s.lds))));
       cp.commit(b);
     };
-    return { loadChunk, storeChunk, copyChunk };
+    return { loadChunk, storeChunk, copyChunk, dmaChunk };
   }
 
   /**
@@ -358,7 +375,7 @@ class MmaConvBuilder {
    */
   private emitChannelLoop(b: Builder, c: ChunkSteps): Value[] {
     const { spec, t, g, atom } = this;
-    const { trips, loadChunk, storeChunk, copyChunk, mmaStage } = c;
+    const { trips, loadChunk, storeChunk, copyChunk, dmaChunk, mmaStage } = c;
     const iglp = () => {
       if (spec.iglp !== null && t.vendor === 'amd') b.intrinsic('llvm.amdgcn.iglp.opt', voidT, [spec.iglp]);
     };
@@ -382,16 +399,25 @@ class MmaConvBuilder {
       return mmaStage(b.and(last, 1, 'stage.last'), looped);
     }
     if (spec.double_buffer) {
+      // lds-dma-weights: the weights of chunk i+1 fly into the other stage during the MMAs of chunk
+      // i; the wave waits for them (vmcnt 0, which its next activations' loads need anyway) before
+      // the barrier that publishes the stage.
+      const dma = this.schedule === 'lds-dma-weights' ? t.ldsDma! : undefined;
       storeChunk(loadChunk(b.i32(0)), 0);
+      if (dma) dmaChunk(b.i32(0), 0);
       const pre = loadChunk(b.i32(1));
       const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
         iglp();
         const cur = b.and(i, 1, 'stage');
+        dma?.wait(b);
         t.barrier(b);
         storeChunk(carried.slice(nAcc), b.xor(cur, 1));
+        if (dma) dmaChunk(b.add(i, 1), b.xor(cur, 1));
         const next = loadChunk(b.add(i, 2));
         return [...mmaStage(cur, carried.slice(0, nAcc)), ...next];
       });
+      // The loads of the chunk past the last are still in flight: they must land before LDS is reused or left.
+      dma?.wait(b);
       return out.slice(0, nAcc);
     }
     const pre = loadChunk(b.i32(0));
@@ -553,9 +579,22 @@ class MmaConvBuilder {
       const rowsPerPass = this.threads / (spec.ck / 8);
       const linear = this.weightLayout === 'fragment' || (Number.isInteger(rowsPerPass) && rowsPerPass % 8 === 0);
       const lds = j > 0 && linear ? b.add(slots[0]!.lds, j * this.threads * this.wSlotElems * ELEMENT_BYTES) : b.mul(ldsIdx, ELEMENT_BYTES, `w.lds${j}`);
-      slots.push({ global: pieces[0]!.global, lds, inTile, pieces });
+      const waveLds = this.schedule === 'lds-dma-weights' ? this.waveSlotBase(b, tid, j) : undefined;
+      slots.push({ global: pieces[0]!.global, lds, inTile, pieces, ...(waveLds ? { waveLds } : {}) });
     }
     return slots;
+  }
+
+  /**
+   * Byte offset in a weight stage of the fragment slot of lane 0 of `tid`'s wave in pass `j`: slot
+   * `j*threads + wave*64`. The wave index goes through readfirstlane once, so the M0 bases are
+   * scalar arithmetic (llc cannot tell that tid / 64 is uniform and would read each base back).
+   */
+  private waveSlotBase(b: Builder, tid: Value, j: number): Value {
+    const slotBytes = this.wSlotElems * ELEMENT_BYTES;
+    const waveIdx = b.intrinsic('llvm.amdgcn.readfirstlane.i32', i32, [b.lshr(tid, log2(this.wave))], { name: 'wave.uniform' });
+    const wave = b.mul(waveIdx, this.wave * slotBytes, 'w.wave.slots');
+    return j === 0 ? wave : b.add(wave, j * this.threads * slotBytes, `w.wave.slots${j}`);
   }
 
   /** Per-lane (and per-wave) byte offsets of the fragments inside one LDS stage, computed once. */
@@ -863,6 +902,8 @@ interface ChunkSteps {
   readonly loadChunk: (chunk: Value) => Value[];
   readonly storeChunk: (vals: readonly Value[], stage: Value | number) => void;
   readonly copyChunk: (chunk: Value, stage: Value | number) => void;
+  /** Direct-to-LDS weight loads of a chunk into a stage (schedule `lds-dma-weights`). */
+  readonly dmaChunk: (chunk: Value, stage: Value | number) => void;
   readonly mmaStage: (stage: Value | number, acc: Value[]) => Value[];
 }
 

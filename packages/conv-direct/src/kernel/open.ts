@@ -17,6 +17,8 @@ export type StagingSchedule =
   | 'register-prefetch'
   /** sm_90: cp.async of chunk i+1 into the other LDS stage while chunk i is multiplied. */
   | 'async-copy'
+  /** AMD `lds_dma`: activations by register prefetch, weights by direct-to-LDS loads into the other stage. */
+  | 'lds-dma-weights'
   /** Depthwise: the tile's one stage (the whole reduction) is loaded, stored to LDS, then used. */
   | 'single-stage';
 

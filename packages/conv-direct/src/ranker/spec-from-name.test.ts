@@ -59,6 +59,14 @@ describe('specFromKernelName over every name conv-direct builds', () => {
     expect([...seen].sort()).toEqual([...VARIANTS].sort());
   });
 
+  it('reads back tap-folded and direct-to-LDS specs (gfx950 problem grids)', () => {
+    const stem: Problem = { N: 2, H: 16, W: 16, C: 3, K: 32, R: 7, S: 7, strideH: 2, strideW: 2, padH: 3, padW: 3, dilationH: 1, dilationW: 1, groups: 1, dtype: 'bf16' };
+    const pw: Problem = { ...stem, C: 64, K: 64, R: 1, S: 1, strideH: 1, strideW: 1, padH: 0, padW: 0 };
+    const specs = [...problemCandidates(stem, 'gfx950').valid, ...problemCandidates(pw, 'gfx950').valid].filter((s) => s.fold_s || s.lds_dma);
+    expect([specs.some((s) => s.fold_s), specs.some((s) => s.lds_dma)]).toEqual([true, true]);
+    for (const spec of specs) expectRoundTrip(spec);
+  });
+
   it('refuses a bare epilogue written out and an unknown activation', () => {
     const spec = aotCandidates('sm_90', 'bf16', 'dense').valid[0]!;
     expect(specFromKernelName(`${kernelName(spec)}_epnone`).ok).toBe(false);

@@ -27,7 +27,7 @@ const NAME = new RegExp(
     `a(?<atom>${alt(ATOM_NAMES)})`,
     'lp(?<lp>\\d+)(?<db>_db)?',
     'cs(?<cs>[01])x(?<xcds>\\d+)x(?<chunk>\\d+)',
-    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?(?<ring>_wr)?' +
+    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?(?<ring>_wr)?(?<fold>_fs)?(?<dma>_ldma)?' +
       `(?:_ep(?<act>${alt([...ACTIVATION_BY_TAG.keys()])})(?:_(?<bias>b32|bd))?(?<res>_res)?)?$`,
   ].join('_'),
 );
@@ -63,6 +63,8 @@ export function specFromKernelName(name: string): SpecResult {
     ...Object.fromEntries(Object.entries(OPTIONAL_FIELDS).map(([field, [group, absent]]) => [field, g[group] === undefined ? absent : Number(g[group])])),
     ...(g['whole'] !== undefined ? { whole_map: true } : {}),
     ...(g['ring'] !== undefined ? { weight_ring: true } : {}),
+    ...(g['fold'] !== undefined ? { fold_s: true } : {}),
+    ...(g['dma'] !== undefined ? { lds_dma: true } : {}),
     ...(g['act'] !== undefined ? { epilogue: epilogueOf(g['act'], g['bias'], g['res'] !== undefined) } : {}),
   };
   const parsed = parseSpec(spec);
