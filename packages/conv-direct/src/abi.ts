@@ -2,7 +2,7 @@
  * The kernel ABI: one ordered kernarg table per variant. The kernel builder generates its IR
  * parameters from it and the host packs values from it, so the two cannot drift apart.
  */
-import { epilogueKernargs, kernargLayout as layoutOf, writeKernarg, type Epilogue, type KernargEntry, type KernargLayout, type KernargType } from '@rocke/ir';
+import { epilogueKernargs, kernargLayout as layoutOf, writeKernarg, type BufferView, type Epilogue, type KernargEntry, type KernargLayout, type KernargType, type LaunchKernarg } from '@rocke/ir';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import type { Variant } from './spec.js';
 import { MAX_TENSOR_BYTES } from './targets.js';
@@ -14,13 +14,10 @@ export type { KernargEntry, KernargType };
 export type BufferName = 'x' | 'w' | 'y' | 'ws' | 'bias' | 'residual';
 
 /** A pointer argument not yet bound to an address: buffer `buffer` plus a byte offset (a chunk's view). */
-export interface BufferRef {
-  readonly buffer: BufferName;
-  readonly offsetBytes: number;
-}
+export type BufferRef = BufferView<BufferName>;
 
 /** A kernarg value: a number for i32/f32, a bigint for i64 and resolved pointers, or a buffer view. */
-export type KernargValue = number | bigint | BufferRef;
+export type KernargValue = LaunchKernarg<BufferName>;
 
 const ptr = <N extends string>(name: N, access: 'read' | 'write', doc: string) => ({ name, type: 'ptr', access, doc }) as const;
 const i32 = <N extends string>(name: N, doc: string) => ({ name, type: 'i32', doc }) as const;

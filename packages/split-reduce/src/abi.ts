@@ -2,7 +2,7 @@
  * The kernel ABI: one ordered kernarg table. The kernel builder makes its IR parameters from it
  * and the host packs values from it, so the two cannot drift apart.
  */
-import { epilogueKernargs, type Epilogue, type KernargEntry, type KernargType } from '@rocke/ir';
+import { epilogueKernargs, type BufferView, type Epilogue, type KernargEntry, type KernargType, type LaunchKernarg } from '@rocke/ir';
 import { SplitReduceError } from './errors.js';
 import { DTYPE_BYTES, WS_ELEMENT_BYTES, type Dtype } from './spec.js';
 
@@ -38,10 +38,7 @@ export function kernargTable(epilogue?: Epilogue): readonly KernargEntry[] {
 }
 
 /** A pointer kernarg not yet bound to an address: a buffer plus a byte offset into it (a launch's view). */
-export interface BufferRef {
-  readonly buffer: 'ws' | 'y' | 'bias' | 'residual';
-  readonly offsetBytes: number;
-}
+export type BufferRef = BufferView<'ws' | 'y' | 'bias' | 'residual'>;
 
 /** The scalars of a fused epilogue's launches (those its shape uses; the rest are ignored). */
 export interface EpilogueArgs {
@@ -55,7 +52,7 @@ export interface EpilogueArgs {
 }
 
 /** A kernarg value: a number for i32/i64, a bigint address or a buffer view for pointers. */
-export type KernargValue = number | bigint | BufferRef;
+export type KernargValue = LaunchKernarg<BufferRef['buffer']>;
 
 /** What one launch folds: `count` elements of each of `splits` slices `sliceStride` elements apart. */
 export interface ReduceLaunchArgs {
