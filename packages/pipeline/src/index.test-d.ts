@@ -3,8 +3,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as api from './index.js';
 import type { AnyFamily, CacheEntry, CliDeps, CliIo, CompileAllOptions, CompileAllReport, KernelCompiler, NpyArray, TargetName } from './index.js';
 import { axpyFamily, cliHarness } from './testing/index.js';
-import { convDirectFamily, type Spec } from '@rocke/conv-direct';
-import type { Family } from '@rocke/ir';
+import { convDirectFamily, type LaunchSequence, type SequencedLaunch as ConvLaunch, type Spec } from '@rocke/conv-direct';
+import type { Family, SequencedLaunch } from '@rocke/ir';
 import { splitReduceFamily } from '@rocke/split-reduce';
 
 describe('@rocke/pipeline public types', () => {
@@ -28,6 +28,12 @@ describe('@rocke/pipeline public types', () => {
     expectTypeOf(convDirectFamily()).toMatchTypeOf<AnyFamily>();
     expectTypeOf(splitReduceFamily()).toMatchTypeOf<AnyFamily>();
     expectTypeOf(axpyFamily()).toMatchTypeOf<AnyFamily>();
+  });
+
+  it("plans launches in @rocke/ir's one launch shape, which conv-direct's plans fill", () => {
+    expectTypeOf<api.PlannedLaunch>().toEqualTypeOf<SequencedLaunch<'conv' | 'reduce'>>();
+    expectTypeOf<ConvLaunch>().toMatchTypeOf<api.PlannedLaunch>();
+    expectTypeOf<LaunchSequence['launches']>().toMatchTypeOf<api.PlannedSequence['launches']>();
   });
 
   it('reads and writes .npy arrays', () => {
