@@ -5,7 +5,8 @@
  * 16-byte vectors of a pixel's channels (kernel/staged-store.ts). The staging reuses the mainloop's
  * LDS after the last MMA and never grows it: a tile larger than that LDS is staged in passes of
  * whole row bands. Output-channel tails (k_tail) store straight from the accumulators, one element
- * per lane and pixel, as does a tile no band split fits (and the whole-map warpgroup kernel).
+ * per lane and pixel, as does a tile no band split fits (and the whole-map warpgroup kernel), and
+ * the warpgroup kernel's split_c tile, whose fp32 channel pairs already fill whole sectors.
  */
 import { ELEMENT_BYTES } from './problem.js';
 import { specGeometry, wgmmaLds, type Spec } from './spec.js';
@@ -45,11 +46,12 @@ export interface OutputStaging {
 /**
  * The staging of the spec's output tile, or undefined when it stores directly: output-channel
  * tails (a tail vector is not 16 bytes), whole-map warpgroup tiles (they store their own
- * fragments), depthwise (its own kernel), and tiles whose fewest bands still exceed the
- * mainloop's LDS.
+ * fragments), depthwise (its own kernel), warpgroup tiles whose fragment store already fills
+ * whole sectors (split_c: {@link fragmentStoreFillsSectors}), and tiles whose fewest bands still
+ * exceed the mainloop's LDS.
  */
 export function outputStaging(spec: Spec): OutputStaging | undefined {
-  if (spec.k_tail || spec.whole_map || spec.variant === 'depthwise') return undefined;
+  if (spec.k_tail || spec.whole_map || spec.variant === 'depthwise' || fragmentStoreFillsSectors(spec)) return undefined;
   const g = specGeometry(spec);
   const rowsPerOwner = isWarpgroupAtom(spec.atom) ? spec.tile_n * spec.tile_h : g.rowsPerWave;
   const owners = (spec.tile_n * spec.tile_h) / rowsPerOwner;
@@ -63,6 +65,21 @@ export function outputStaging(spec: Spec): OutputStaging | undefined {
     if (bytes <= usable) return { passes, rowsPerOwner, bytes };
   }
   return undefined;
+}
+
+/** Bytes of one global-memory sector: the unit a store's lanes fill whole or waste part of. */
+export const STORE_SECTOR_BYTES = 32;
+
+/**
+ * Whether the warpgroup MMA's own fragment store already writes whole sectors: its four lanes of a
+ * pixel hold 8 adjacent channels as pairs, contiguous in NHWK, so the run is 8 elements — 32 bytes
+ * (a sector) for split_c's fp32 partial sums, 16 (half of one) for a bf16/fp16 output. Staging a
+ * tile whose direct store is already sector-whole only adds two barriers and an LDS round trip
+ * between the last MMA and the stores. (The per-wave MMA builders keep staging: their lanes map
+ * to channels differently on each atom.)
+ */
+export function fragmentStoreFillsSectors(spec: Spec): boolean {
+  return isWarpgroupAtom(spec.atom) && 8 * outputElementBytes(spec) >= STORE_SECTOR_BYTES;
 }
 
 /** Whether the kernel stages its output tile through LDS (see {@link outputStaging}). */

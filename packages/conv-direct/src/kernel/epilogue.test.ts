@@ -12,7 +12,7 @@ import { launchSequence } from '../launches.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { kernelName, type Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, pointwiseSpec, problem1x1, problem3x3, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
-import { outputStaging } from '../store-path.js';
+import { fragmentStoreFillsSectors, outputStaging } from '../store-path.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -83,6 +83,20 @@ describe('the staged store: the fp32 tile through LDS, in bands where the whole 
     expect(check(p, y, full, d)).toEqual({ count: 0, first: null });
     expect(check(p, y, full, d, { dropBias: true }).count).toBeGreaterThan(y.length / 4);
     expect(check(p, y, full, d, { dropResidual: true }).count).toBeGreaterThan(y.length / 4);
+  });
+});
+
+describe('the warpgroup MMA stages only what its fragment store would write in partial sectors', () => {
+  it('split_c fp32 channel pairs (8 channels = 32 bytes per pixel) store directly; bf16/fp16 outputs (16 bytes) stage; the per-wave MMA stages either way', () => {
+    for (const dtype of ['bf16', 'fp16'] as const) {
+      const dense = wgmmaSpec({ dtype, ck: 64, tile_w: 16 });
+      expect([outputStaging(dense)?.passes, buildConvKernel(dense).epilogue]).toEqual([1, 'lds-staged']);
+      expect(fragmentStoreFillsSectors(dense)).toBe(false);
+      const split = { ...dense, variant: 'split_c' } as const;
+      expect([fragmentStoreFillsSectors(split), outputStaging(split), buildConvKernel(split).epilogue]).toEqual([true, undefined, 'direct']);
+    }
+    const perWave = sm90Spec({ variant: 'split_c', tile_w: 8, tile_k: 32, ck: 64, waves_m: 1, waves_n: 4, double_buffer: true });
+    expect([fragmentStoreFillsSectors(perWave), buildConvKernel(perWave).epilogue]).toEqual([false, 'lds-staged']);
   });
 });
 

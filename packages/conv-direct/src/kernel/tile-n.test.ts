@@ -81,7 +81,7 @@ const split: Case[] = [
   { name: 'gfx950 bf16 tile_n 2, N 3', spec: gfx950Spec({ ...amd16, variant: 'split_c', waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
   { name: 'gfx950 fp16 tile_n 4, N 5', spec: gfx950Spec({ variant: 'split_c', dtype: 'fp16', ck: 16, tile_n: 4 }), problem: p3({ N: 5, H: 5, W: 7, C: 64, K: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 2 },
   { name: 'sm_90 bf16 t8x8 tile_n 4, N 5, cp.async', spec: sm90Spec({ variant: 'split_c', tile_w: 8, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, double_buffer: true, tile_n: 4 }), problem: p3({ N: 5, H: 7, W: 7, C: 64 }), epilogue: 'lds-staged', waveImages: 2 },
-  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x4 (one image per warpgroup), N 5', spec: wgmmaSpec({ variant: 'split_c', tile_n: 4, waves_n: 4 }), problem: p3({ N: 5, H: 8, W: 6, C: 64 }), epilogue: 'lds-staged', waveImages: 1 },
+  { name: 'sm_90a wgmma bf16 t8x8 tile_n 4 w1x4 (one image per warpgroup), N 5', spec: wgmmaSpec({ variant: 'split_c', tile_n: 4, waves_n: 4 }), problem: p3({ N: 5, H: 8, W: 6, C: 64 }), epilogue: 'direct', waveImages: 1 },
   { name: 'sm_90 fp16 tile_n 2, N 3, register prefetch', spec: sm90Spec({ variant: 'split_c', dtype: 'fp16', tile_w: 16, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2, tile_n: 2 }), problem: p3({ N: 3, H: 6, W: 10, C: 64, dtype: 'fp16' }), epilogue: 'lds-staged', waveImages: 1 },
 ];
 
