@@ -464,7 +464,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
-  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...weightRingVariants(specs), ...wholeMapVariants(specs, problem));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...weightRingVariants(specs, problem), ...wholeMapVariants(specs, problem));
   if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
@@ -502,20 +502,27 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
 
 
 /**
- * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs of strided filters
- * with two or more taps whose all-tap stages leave no chunk of wgmmas in flight: fewer than three
- * stages fit two workgroups per SM, or the stages exceed the target's LDS outright. There the
+ * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs with two or more
+ * taps. Strided filters: where the all-tap stages leave no chunk of wgmmas in flight (fewer than
+ * three stages fit two workgroups per SM, or the stages exceed the target's LDS outright) — the
  * weights of every tap crowd a halo that grows with the stride squared; streamed per tap they leave
- * it two stages and run ahead in a ring. Stride 1 gets none yet: the same rule would add a copy to
- * most of its large tiles (half again the candidates to validate and rank) before any is measured.
+ * it two stages and run ahead in a ring. Stride 1: only where the problem's weights outweigh its
+ * input (tiny maps, deep channels: the weight stream is what the tile waits on) and only tiles
+ * whose all-tap stages exceed the LDS outright, which exist only with the ring — tile_k 128 or 256
+ * at ck 64 (a wgmma N of 128-256 channels per m-block: half or a quarter of tile_k 64's A-operand
+ * reads per FLOP). A ring copy of every crowded stride-1 tile would add a third again the
+ * candidates of a small-map shape, before any stride-1 ring kernel is measured.
  */
-function weightRingVariants(specs: readonly Spec[]): Spec[] {
+function weightRingVariants(specs: readonly Spec[], problem: Problem): Spec[] {
+  const g = problemGeometry(problem);
+  const weightBound = g.wBytes >= g.xBytes;
   const out: Spec[] = [];
   for (const spec of specs) {
     if (!isWarpgroupAtom(spec.atom) || spec.whole_map || spec.weight_ring || spec.R * spec.S < 2) continue;
-    if (spec.stride_h === 1 && spec.stride_w === 1) continue;
-    const crowded = wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES || specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
-    if (crowded) out.push({ ...spec, weight_ring: true });
+    const overLds = specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
+    const strided = spec.stride_h > 1 || spec.stride_w > 1;
+    const wanted = strided ? overLds || wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES : overLds && weightBound;
+    if (wanted) out.push({ ...spec, weight_ring: true });
   }
   return out;
 }

@@ -9,6 +9,7 @@
  * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
  * grouped merge of 24 groups; tap-folded small-C kernels (gfx950, gfx942, sm_90); the pointwise (flat-pixel 1x1) kernels on every target and atom
  * family, at strides 1 and 2, with channel tails and a fused epilogue; and whole-map wgmma tiles
+ * (dense and split_c), and the wgmma per-tap weight ring (planes and swizzled rows; strides 2 and 1).
  * (dense and split_c), the wgmma per-tap weight ring (planes and swizzled rows), and gfx950's
  * direct-to-LDS weight staging (dense 3x3, pointwise with tails).
  */
@@ -81,6 +82,8 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   // Per-tap weight ring: a 16x16 stride-2 tile's 33x33 halo at ck 32 (planes), and swizzled rows with a 2x2 filter, tails and split_c.
   { name: 'sm90a-wgmma-ring-stride2-t16x16x128-ck32-w1x2', spec: wgmmaSpec({ weight_ring: true, stride_h: 2, stride_w: 2, tile_h: 16, tile_w: 16, tile_k: 128, ck: 32, waves_n: 2 }) },
   { name: 'sm90a-wgmma-ring-split-c-2x2-s2-p0-ck64-ctail8-ktail', spec: wgmmaSpec({ weight_ring: true, variant: 'split_c', R: 2, S: 2, stride_h: 2, stride_w: 2, pad_h: 0, pad_w: 0, tile_w: 16, ck: 64, c_tail: 8, k_tail: true }) },
+  // Stride 1 on a small map: the ring holds a wgmma N of 128 at ck 64, which all-tap stages cannot.
+  { name: 'sm90a-wgmma-ring-split-c-s1-t8x8x128-ck64', spec: wgmmaSpec({ weight_ring: true, variant: 'split_c', ck: 64, tile_k: 128 }) },
   // Direct-to-LDS weights (gfx950): fragment slots by buffer_load_dwordx4 ... lds into the second stage.
   { name: 'gfx950-lds-dma-db', spec: { ...base, double_buffer: true, lds_dma: true } },
   { name: 'gfx950-pointwise-lds-dma-16x16x32-ctail8-ktail', spec: pointwiseSpec(base, { atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 4, c_tail: 8, k_tail: true, double_buffer: true, lds_dma: true }) },

@@ -2,15 +2,19 @@
  * The per-tap weight ring (weight_ring, sm_90a wgmma): the exact IR runs in the interpreter against
  * the fp64 oracle — stride 2 with partial tiles, both operand layouts (ck 16/32 core-matrix planes,
  * ck 64 swizzled rows), a 2x2 stride-2 filter (4 taps), several chunks so the ring wraps across
- * chunks, a channel tail, an output-channel tail, split_c, two warpgroups. A kernel that skips one
- * tap per chunk fails the same check.
+ * chunks, a channel tail, an output-channel tail, split_c, two warpgroups; stride 1 with a wgmma
+ * N of 128 and 256 at ck 64 (the small-map tiles only the ring holds). A kernel that skips one tap
+ * per chunk fails the same check.
  */
+import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
+import { problemCandidates } from '../candidates.js';
 import { problemGeometry, type Problem } from '../problem.js';
 import { canonicalSpecJson, kernelName, specFromJson, specGeometry, weightRing, wgmmaLds, type Spec } from '../spec.js';
 import { specFromKernelName } from '../ranker/spec-from-name.js';
 import { problem3x3, wgmmaSpec } from '../test-fixtures.js';
 import { registerEstimate, spillReason } from '../spill.js';
+import { splitSlice, splitUnit } from '../split-slices.js';
 import { validate } from '../validate.js';
 import { buildConvKernel } from './build.js';
 import { interpretConv } from './cpu-run.js';
@@ -32,6 +36,7 @@ const dense: Case[] = [
   { name: '2x2 stride-2 filter, pad 0 (4 taps), ck 32, 3 chunks', spec: ring({ R: 2, S: 2, pad_h: 0, pad_w: 0, ck: 32 }), problem: s2({ R: 2, S: 2, padH: 0, padW: 0, H: 16, W: 14, C: 96 }) },
   { name: 'channel tail (C 40, ck 32: a partial second chunk) and output-channel tail (K 72)', spec: ring({ ck: 32, c_tail: 8, k_tail: true, tile_k: 128 }), problem: s2({ H: 10, W: 10, C: 40, K: 72 }) },
   { name: 'stride 1, ck 16, 3 chunks', spec: ring({ stride_h: 1, stride_w: 1 }), problem: problem3x3({ N: 1, H: 9, W: 8, C: 48, K: 64 }) },
+  { name: 'stride 1, ck 64 swizzled, tile_k 256 over two warpgroups (wgmma N 128), partial 7x7 map, K tail 200', spec: ring({ stride_h: 1, stride_w: 1, ck: 64, tile_k: 256, waves_m: 2, k_tail: true }), problem: problem3x3({ N: 1, H: 7, W: 7, C: 128, K: 200 }) },
 ];
 
 const run = (c: Case, options: Parameters<typeof buildConvKernel>[1] = {}) => {
@@ -116,6 +121,24 @@ describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
     expect(bad.count).toBeGreaterThan(100);
   });
 
+  it('split_c at stride 1, ck 64, wgmma N 128, channel tail (C 136 in 17 runs of 8), 3 uneven slices: each fp32 slice is its channel range', () => {
+    const spec = ring({ variant: 'split_c', stride_h: 1, stride_w: 1, ck: 64, tile_k: 128, c_tail: 8 });
+    const p = problem3x3({ N: 2, H: 8, W: 8, C: 136, K: 128 });
+    const splits = 3;
+    expect(validate(spec, p, { splits })).toEqual({ ok: true });
+    const g = problemGeometry(p);
+    const x = randomBits(g.xBytes / 2, p.dtype, 89);
+    const w = randomBits(g.wBytes / 2, p.dtype, 97);
+    const ws = interpretConv(buildConvKernel(spec), p, x, w, { splits }).ws!;
+    const slice = p.N * g.Ho * g.Wo * p.K;
+    for (let s = 0; s < splits; s++) {
+      const { c0, c1 } = splitSlice(p.C, splitUnit(spec), splits, s);
+      expect(c1 - c0).toBeLessThan(64 + 1); // each slice ends in a partial chunk
+      const sub = channelSlice(p, x, w, c0, c1 - c0);
+      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
+    }
+  });
+
   it('split_c with the ring: each fp32 slice is its channel range', () => {
     const spec = ring({ variant: 'split_c', ck: 32 });
     const p = s2({ H: 12, W: 12, C: 128 });
@@ -129,5 +152,25 @@ describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
       const sub = channelSlice(p, x, w, s * 64, 64);
       expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * 64)).toEqual({ count: 0, first: null });
     }
+  });
+});
+
+describe('weight ring candidates', () => {
+  const ringsOf = (p: Problem, variant: 'dense' | 'split_c') => problemCandidates(p, 'sm_90', { variant }).valid.filter((s) => s.weight_ring);
+  const allTapLds = ({ weight_ring: _, ...allTaps }: Spec) => specGeometry(allTaps).ldsBytes;
+
+  it('stride 1: only where the weights outweigh the input, only tiles whose all-tap stages exceed the LDS (tile_k 128 and 256 at ck 64)', () => {
+    const tiny = problem3x3({ N: 4, H: 8, W: 8, C: 1280, K: 1280 }); // 29.5 MB of weights, 0.65 MB of input
+    for (const variant of ['dense', 'split_c'] as const) {
+      const rings = ringsOf(tiny, variant);
+      expect(rings.length).toBeGreaterThan(0);
+      for (const s of rings) expect(allTapLds(s)).toBeGreaterThan(TARGETS.sm_90.ldsBytes);
+      const wide = new Set(rings.filter((s) => s.ck === 64 && s.tile_n === 1 && s.tile_h * s.tile_w === 64).map((s) => s.tile_k));
+      expect(wide).toEqual(new Set([128, 256]));
+    }
+    // N 32 14x14 C 256: 3.2 MB of input against 1.2 MB of weights; none at stride 1, the strided form still gets its copies.
+    const deep = problem3x3({ N: 32, H: 14, W: 14, C: 256, K: 256 });
+    expect(ringsOf(deep, 'dense')).toHaveLength(0);
+    expect(ringsOf({ ...deep, strideH: 2, strideW: 2 }, 'dense').length).toBeGreaterThan(0);
   });
 });
