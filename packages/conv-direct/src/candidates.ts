@@ -464,7 +464,10 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
   const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
-  if (wo !== null && (variant === 'dense' || variant === 'split_c')) specs.push(...weightRingVariants(specs, problem), ...wholeMapVariants(specs, problem));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c')) {
+    const wholeMap = wholeMapVariants(specs, problem);
+    specs.push(...weightRingVariants(specs, problem), ...wholeMap, ...weightRingVariants(wholeMap, problem));
+  }
   if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
@@ -502,26 +505,29 @@ function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: read
 
 
 /**
- * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA m-block specs with two or more
- * taps. Strided filters: where the all-tap stages leave no chunk of wgmmas in flight (fewer than
- * three stages fit two workgroups per SM, or the stages exceed the target's LDS outright) — the
- * weights of every tap crowd a halo that grows with the stride squared; streamed per tap they leave
- * it two stages and run ahead in a ring. Stride 1: only where the problem's weights outweigh its
- * input (tiny maps, deep channels: the weight stream is what the tile waits on) and only tiles
- * whose all-tap stages exceed the LDS outright, which exist only with the ring — tile_k 128 or 256
- * at ck 64 (a wgmma N of 128-256 channels per m-block: half or a quarter of tile_k 64's A-operand
- * reads per FLOP). A ring copy of every crowded stride-1 tile would add a third again the
- * candidates of a small-map shape, before any stride-1 ring kernel is measured.
+ * Weight-ring copies (spec.ts `weightRing`) of the warpgroup-MMA specs with two or more taps, where
+ * the all-tap stages are crowded: fewer than three fit two workgroups per SM (one chunk's copies in
+ * flight at a time, none while the next chunk's wgmmas wait for them), or they exceed the target's
+ * LDS outright. Strided filters: every crowded m-block tile — the weights of every tap crowd a halo
+ * that grows with the stride squared; streamed per tap they leave it two stages and run ahead in a
+ * ring. Stride 1: only where the problem's weights outweigh its input (tiny maps, deep channels: the
+ * weight stream is what a tile waits on); there every crowded whole-map tile (the weights are its
+ * A operand; a ring keeps several taps of them in flight where two all-tap stages keep one chunk),
+ * and the m-block tiles that exist only with the ring (all-tap stages over the LDS: tile_k 128 or
+ * 256 at ck 64, a wgmma N of 128-256 per m-block, half or a quarter of tile_k 64's A-operand reads
+ * per FLOP). A copy of every crowded stride-1 m-block tile would add a third again the candidates
+ * of a small-map shape, before any stride-1 ring kernel is measured.
  */
 function weightRingVariants(specs: readonly Spec[], problem: Problem): Spec[] {
   const g = problemGeometry(problem);
   const weightBound = g.wBytes >= g.xBytes;
   const out: Spec[] = [];
   for (const spec of specs) {
-    if (!isWarpgroupAtom(spec.atom) || spec.whole_map || spec.weight_ring || spec.R * spec.S < 2) continue;
+    if (!isWarpgroupAtom(spec.atom) || spec.weight_ring || spec.R * spec.S < 2) continue;
     const overLds = specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
+    const crowded = overLds || wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES;
     const strided = spec.stride_h > 1 || spec.stride_w > 1;
-    const wanted = strided ? overLds || wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES : overLds && weightBound;
+    const wanted = strided ? crowded : weightBound && (spec.whole_map ? crowded : overLds);
     if (wanted) out.push({ ...spec, weight_ring: true });
   }
   return out;

@@ -132,12 +132,12 @@ function specOnlyReason(s: Spec): string | null {
 }
 
 /**
- * The per-tap weight ring (spec.ts `weightRing`): built in the warpgroup-MMA m-block kernel, whose
- * operands wgmma reads from LDS by descriptor, so a tap's weights are one ring stage's address.
+ * The per-tap weight ring (spec.ts `weightRing`): built in the warpgroup-MMA kernels (m-block and
+ * whole-map tiles), whose operands wgmma reads from LDS by descriptor, so a tap's weights are one
+ * ring stage's address (the B operand of an m-block tile, the A operand of a whole-map one).
  */
 function weightRingReason(s: Spec): string | null {
   if (!isWarpgroupAtom(s.atom)) return `weight_ring: the per-tap weight ring is built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
-  if (s.whole_map) return 'weight_ring: whole-map tiles put the weights on the MMA M side and have no ring (leave weight_ring out)';
   if (s.variant === 'pointwise' || s.R * s.S < 2) return `weight_ring: a ${s.R}x${s.S} filter has one tap; there is nothing to stream per tap (leave weight_ring out)`;
   return null;
 }

@@ -84,6 +84,8 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-ring-split-c-2x2-s2-p0-ck64-ctail8-ktail', spec: wgmmaSpec({ weight_ring: true, variant: 'split_c', R: 2, S: 2, stride_h: 2, stride_w: 2, pad_h: 0, pad_w: 0, tile_w: 16, ck: 64, c_tail: 8, k_tail: true }) },
   // Stride 1 on a small map: the ring holds a wgmma N of 128 at ck 64, which all-tap stages cannot.
   { name: 'sm90a-wgmma-ring-split-c-s1-t8x8x128-ck64', spec: wgmmaSpec({ weight_ring: true, variant: 'split_c', ck: 64, tile_k: 128 }) },
+  // A whole-map tile streaming its A operand (the weights) per tap: 4x4 maps of 4 images, ck 64.
+  { name: 'sm90a-wgmma-whole-map-ring-split-c-t4x4x64-ck64-n4', spec: wgmmaSpec({ weight_ring: true, whole_map: true, variant: 'split_c', tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 }) },
   // Direct-to-LDS weights (gfx950): fragment slots by buffer_load_dwordx4 ... lds into the second stage.
   { name: 'gfx950-lds-dma-db', spec: { ...base, double_buffer: true, lds_dma: true } },
   { name: 'gfx950-pointwise-lds-dma-16x16x32-ctail8-ktail', spec: pointwiseSpec(base, { atom: '16x16x32', tile_w: 16, tile_k: 32, waves_m: 1, waves_n: 4, c_tail: 8, k_tail: true, double_buffer: true, lds_dma: true }) },

@@ -36,6 +36,9 @@ const dense: Case[] = [
   { name: '2x2 stride-2 filter, pad 0 (4 taps), ck 32, 3 chunks', spec: ring({ R: 2, S: 2, pad_h: 0, pad_w: 0, ck: 32 }), problem: s2({ R: 2, S: 2, padH: 0, padW: 0, H: 16, W: 14, C: 96 }) },
   { name: 'channel tail (C 40, ck 32: a partial second chunk) and output-channel tail (K 72)', spec: ring({ ck: 32, c_tail: 8, k_tail: true, tile_k: 128 }), problem: s2({ H: 10, W: 10, C: 40, K: 72 }) },
   { name: 'stride 1, ck 16, 3 chunks', spec: ring({ stride_h: 1, stride_w: 1 }), problem: problem3x3({ N: 1, H: 9, W: 8, C: 48, K: 64 }) },
+  // Whole-map tiles: the ring streams the MMA's A operand (64 output channels of a tap per m-block).
+  { name: 'whole map 4x4, tile_n 4, N 3, ck 64 swizzled, 3 chunks (the ring wraps across chunks)', spec: ring({ stride_h: 1, stride_w: 1, whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 }), problem: problem3x3({ N: 3, H: 4, W: 4, C: 192, K: 64 }) },
+  { name: 'whole map 3x3, tile_n 8, N 5, ck 16 planes, two m-blocks per warpgroup, channel tail (C 40) and K tail (72)', spec: ring({ stride_h: 1, stride_w: 1, whole_map: true, tile_h: 3, tile_w: 3, tile_n: 8, tile_k: 128, ck: 16, c_tail: 8, k_tail: true }), problem: problem3x3({ N: 5, H: 3, W: 3, C: 40, K: 72 }) },
   { name: 'stride 1, ck 64 swizzled, tile_k 256 over two warpgroups (wgmma N 128), partial 7x7 map, K tail 200', spec: ring({ stride_h: 1, stride_w: 1, ck: 64, tile_k: 256, waves_m: 2, k_tail: true }), problem: problem3x3({ N: 1, H: 7, W: 7, C: 128, K: 200 }) },
 ];
 
@@ -94,6 +97,9 @@ describe('weight ring layout', () => {
     const s = ring({ ck: 32, variant: 'split_c' });
     expect(kernelName(s)).toMatch(/_wr$/);
     expect(specFromKernelName(kernelName(s))).toEqual({ ok: true, spec: s });
+    const wm = ring({ variant: 'split_c', stride_h: 1, stride_w: 1, whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 });
+    expect(kernelName(wm)).toMatch(/_n4_wm_wr$/);
+    expect(specFromKernelName(kernelName(wm))).toEqual({ ok: true, spec: wm });
     expect(specFromJson(canonicalSpecJson(s))).toEqual({ ok: true, spec: s });
     expect(specFromJson(JSON.stringify({ ...s, weight_ring: false }))).toMatchObject({ ok: false });
   });
@@ -105,7 +111,6 @@ describe('weight ring layout', () => {
     };
     expect(reason(ring({ atom: 'm16n8k16', tile_w: 16, tile_k: 32 }))).toMatch(/^weight_ring: .* warpgroup MMA .*not m16n8k16/);
     expect(reason(ring({ stride_h: 1, stride_w: 1, R: 1, S: 1, pad_h: 0, pad_w: 0 }))).toMatch(/^weight_ring: a 1x1 filter has one tap/);
-    expect(reason(ring({ stride_h: 1, stride_w: 1, whole_map: true, tile_h: 4, tile_w: 4 }))).toMatch(/^weight_ring: whole-map tiles/);
     expect(reason(ring({ variant: 'grouped', group_merge: 1 }))).toMatch(/grouped variant has no warpgroup-MMA kernel/);
   });
 });
@@ -116,9 +121,10 @@ describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
     expect(run(c)).toEqual({ count: 0, first: null });
   });
 
-  it('a kernel that skips the last tap of every chunk fails', () => {
-    const bad = run(dense[0]!, { mutation: { dropTap: true } });
-    expect(bad.count).toBeGreaterThan(100);
+  it('a kernel that skips the last tap of every chunk fails (m-block and whole-map tiles)', () => {
+    expect(run(dense[0]!, { mutation: { dropTap: true } }).count).toBeGreaterThan(100);
+    const wholeMap = dense.find((c) => c.spec.whole_map)!;
+    expect(run(wholeMap, { mutation: { dropTap: true } }).count).toBeGreaterThan(100);
   });
 
   it('split_c at stride 1, ck 64, wgmma N 128, channel tail (C 136 in 17 runs of 8), 3 uneven slices: each fp32 slice is its channel range', () => {
@@ -134,6 +140,22 @@ describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
     for (let s = 0; s < splits; s++) {
       const { c0, c1 } = splitSlice(p.C, splitUnit(spec), splits, s);
       expect(c1 - c0).toBeLessThan(64 + 1); // each slice ends in a partial chunk
+      const sub = channelSlice(p, x, w, c0, c1 - c0);
+      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
+    }
+  });
+
+  it('split_c whole map with the ring (4x4, N 4, ck 64, C 320 in 5 chunks, 2 uneven slices): each fp32 slice is its channel range', () => {
+    const spec = ring({ variant: 'split_c', stride_h: 1, stride_w: 1, whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 });
+    const p = problem3x3({ N: 4, H: 4, W: 4, C: 320, K: 64 });
+    expect(validate(spec, p, { splits: 2 })).toEqual({ ok: true });
+    const g = problemGeometry(p);
+    const x = randomBits(g.xBytes / 2, p.dtype, 101);
+    const w = randomBits(g.wBytes / 2, p.dtype, 103);
+    const ws = interpretConv(buildConvKernel(spec), p, x, w, { splits: 2 }).ws!;
+    const slice = p.N * g.Ho * g.Wo * p.K;
+    for (let s = 0; s < 2; s++) {
+      const { c0, c1 } = splitSlice(p.C, splitUnit(spec), 2, s);
       const sub = channelSlice(p, x, w, c0, c1 - c0);
       expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
     }
@@ -159,15 +181,24 @@ describe('weight ring candidates', () => {
   const ringsOf = (p: Problem, variant: 'dense' | 'split_c') => problemCandidates(p, 'sm_90', { variant }).valid.filter((s) => s.weight_ring);
   const allTapLds = ({ weight_ring: _, ...allTaps }: Spec) => specGeometry(allTaps).ldsBytes;
 
-  it('stride 1: only where the weights outweigh the input, only tiles whose all-tap stages exceed the LDS (tile_k 128 and 256 at ck 64)', () => {
+  it('stride 1: only where the weights outweigh the input; m-block tiles whose all-tap stages exceed the LDS (tile_k 128 and 256 at ck 64), crowded whole-map tiles', () => {
     const tiny = problem3x3({ N: 4, H: 8, W: 8, C: 1280, K: 1280 }); // 29.5 MB of weights, 0.65 MB of input
     for (const variant of ['dense', 'split_c'] as const) {
       const rings = ringsOf(tiny, variant);
       expect(rings.length).toBeGreaterThan(0);
-      for (const s of rings) expect(allTapLds(s)).toBeGreaterThan(TARGETS.sm_90.ldsBytes);
+      for (const s of rings.filter((r) => !r.whole_map)) expect(allTapLds(s)).toBeGreaterThan(TARGETS.sm_90.ldsBytes);
       const wide = new Set(rings.filter((s) => s.ck === 64 && s.tile_n === 1 && s.tile_h * s.tile_w === 64).map((s) => s.tile_k));
       expect(wide).toEqual(new Set([128, 256]));
     }
+    // Whole-map tiles: a copy of each whose all-tap stages are crowded (4x4 at N 4, C 2048: ck 64's two stages of 93 KiB).
+    const fourByFour = problemCandidates(problem3x3({ N: 4, H: 4, W: 4, C: 2048, K: 2048 }), 'sm_90', { variant: 'split_c' }).valid;
+    const wholeRings = fourByFour.filter((s) => s.whole_map && s.weight_ring);
+    expect(wholeRings.length).toBeGreaterThan(0);
+    for (const s of wholeRings) {
+      const { weight_ring: _, ...allTaps } = s;
+      expect(wgmmaLds(allTaps).stages < 3 || allTapLds(s) > TARGETS.sm_90.ldsBytes).toBe(true);
+    }
+    expect(wholeRings.some((s) => s.ck === 64 && s.tile_k === 64 && s.tile_n === 4)).toBe(true);
     // N 32 14x14 C 256: 3.2 MB of input against 1.2 MB of weights; none at stride 1, the strided form still gets its copies.
     const deep = problem3x3({ N: 32, H: 14, W: 14, C: 256, K: 256 });
     expect(ringsOf(deep, 'dense')).toHaveLength(0);

@@ -24,12 +24,26 @@ import { WgmmaConvBuilder, type ChannelLoopInputs, type Slot } from './wgmma.js'
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 
+/** The wgmmas of one tap step (see {@link WeightRingBuilder.tapIssuer}). */
+export interface TapIssuer {
+  /** The operand descriptors of a halo stage (once per chunk). */
+  readonly halo: (xs: Value) => Value[];
+  /** Fences and issues tap `tap`'s k-steps on the ring stage at `ws`; the caller commits. */
+  readonly tap: (halo: readonly Value[], ws: Value, tap: number, acc: Value[][]) => Value[][];
+}
+
+/**
+ * Streams the weights per tap when the spec has a ring (`layout.ring`); without one it is the
+ * all-tap kernel it extends. Whole-map tiles (wgmma-whole-map.ts) extend it too, with their own
+ * operand roles in {@link tapIssuer}.
+ */
 export class WeightRingBuilder extends WgmmaConvBuilder {
   private get ring(): WeightRing {
     return this.layout.ring!;
   }
 
   protected override emitChannelLoop(b: Builder, c: ChannelLoopInputs): Value[][] {
+    if (!this.layout.ring) return super.emitChannelLoop(b, c);
     const { spec, t, wg, args } = this;
     const L = this.layout;
     const { stages, ahead } = this.ring;
@@ -107,7 +121,7 @@ export class WeightRingBuilder extends WgmmaConvBuilder {
    * The wgmmas of one tap step: `halo(stage base)` makes the m-blocks' descriptors of a halo stage
    * (once per chunk), `tap(...)` fences and issues tap `tap`'s k-steps on a ring stage.
    */
-  private tapIssuer(b: Builder, at: (off: Value) => Value, wgM: Value, wgN: Value) {
+  protected tapIssuer(b: Builder, at: (off: Value) => Value, wgM: Value, wgN: Value): TapIssuer {
     const { spec, wg } = this;
     const L = this.layout;
     const blockOffsets = this.blockOffsets(b, wgN);
@@ -141,7 +155,7 @@ export class WeightRingBuilder extends WgmmaConvBuilder {
    * threads are a multiple of 8 x ck/8, so the slots of a pass are a permutation of its vectors.
    */
   protected override xVector(b: Builder, slot: Value): Value {
-    if (this.layout.swizzle) return slot;
+    if (!this.layout.ring || this.layout.swizzle) return super.xVector(b, slot);
     const groups = this.spec.ck / 8;
     const pixel = b.add(b.and(slot, 7), b.mul(b.udiv(slot, 8 * groups), 8));
     return b.add(b.mul(pixel, groups), b.urem(b.lshr(slot, 3), groups), 'xv.phase');
@@ -156,6 +170,7 @@ export class WeightRingBuilder extends WgmmaConvBuilder {
    * 16 bytes of the same 32-byte global sectors.
    */
   protected override wSlots(b: Builder, tid: Value, kBase: Value, c0: Value, cEnd: Value | undefined): Slot[] {
+    if (!this.layout.ring) return super.wSlots(b, tid, kBase, c0, cEnd);
     const { spec } = this;
     const groups = spec.ck / 8;
     const RS = spec.R * spec.S;

@@ -16,7 +16,8 @@ import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { wholeMapLayout, type WholeMapLayout } from '../whole-map.js';
 import type { PixelTileOrigin, TileOrigin } from './grid-decode.js';
 import { ConvKernelError, SENTINEL_OFFSET, emitOutputSliceBase, openStoreEpilogue, variantArg } from './open.js';
-import { WgmmaConvBuilder, type Slot, type WgmmaTileOrigin } from './wgmma.js';
+import type { Slot, WgmmaTileOrigin } from './wgmma.js';
+import { WeightRingBuilder, type TapIssuer } from './wgmma-ring.js';
 
 const ROW = 16; // bytes of one core-matrix row: 8 channels
 
@@ -26,7 +27,8 @@ function firstImage(place: TileOrigin | PixelTileOrigin): Value {
   return place.image;
 }
 
-export class WholeMapBuilder extends WgmmaConvBuilder {
+/** Whole-map tiles, their weights staged with the halo for every tap or, with `weight_ring`, per tap in a ring (wgmma-ring.ts). */
+export class WholeMapBuilder extends WeightRingBuilder {
   private get flat(): WholeMapLayout {
     return wholeMapLayout(this.spec);
   }
@@ -73,6 +75,35 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
    * (the W stage as the m-block kernel stages it), B = the run's positions shifted by the tap.
    */
   protected override chunkIssuer(b: Builder, at: (off: Value) => Value, xBase: (stage: Value) => Value, wBase: (stage: Value) => Value, wgM: Value) {
+    const issue = this.wholeMapTap(b, at, wgM);
+    return (stage: Value, acc: Value[][]): Value[][] => {
+      const x = issue.x(xBase(stage));
+      const w = issue.w(wBase(stage));
+      this.wg.fence(b);
+      let out = acc;
+      for (let tap = 0; tap < this.spec.R * this.spec.S; tap++) out = issue.tap(x, w, tap, tap, out);
+      return out;
+    };
+  }
+
+  /** One tap step of the ring: the halo stage's descriptor once per chunk, the tap's weights in their ring stage (tap 0 of a stage). */
+  protected override tapIssuer(b: Builder, at: (off: Value) => Value, wgM: Value): TapIssuer {
+    const issue = this.wholeMapTap(b, at, wgM);
+    return {
+      halo: (xs) => [issue.x(xs)],
+      tap: (halo, ws, tap, acc) => {
+        const w = issue.w(ws);
+        this.wg.fence(b);
+        return issue.tap(halo[0]!, w, tap, 0, acc);
+      },
+    };
+  }
+
+  /**
+   * Descriptors of an X and a W stage, and one tap's wgmmas: per k-step and m-block one per pixel
+   * run, B shifted by the tap's constant offset, A at the weights of W-stage tap `wTap`.
+   */
+  private wholeMapTap(b: Builder, at: (off: Value) => Value, wgM: Value) {
     const { spec, wg } = this;
     const L = this.layout;
     const f = this.flat;
@@ -80,29 +111,29 @@ export class WholeMapBuilder extends WgmmaConvBuilder {
     const { layout, xLbo, wLbo } = this.descriptorLayout();
     const channelOffset = b.mul(wgM, f.channelsPerGroup * L.rowBytes);
     const dtype = spec.dtype === 'bf16' ? 'bf16' : 'f16';
-    return (stage: Value, acc: Value[][]): Value[][] => {
-      const x = wg.descriptor(b, at(xBase(stage)), xLbo, 8 * L.rowBytes, layout);
-      const w = wg.descriptor(b, at(b.add(wBase(stage), channelOffset)), wLbo, 8 * L.rowBytes, layout);
-      const out = acc.map((a) => [...a]);
-      wg.fence(b);
-      for (let r = 0; r < spec.R; r++)
-        for (let s = 0; s < spec.S; s++)
-          for (let kk = 0; kk < spec.ck / 16; kk++) {
-            const tap = r * spec.S + s;
-            const shift = r * spec.dilation_h * f.pitchW + s * spec.dilation_w;
-            const xStep = L.swizzle ? shift * L.rowBytes + 32 * kk : shift * ROW + 2 * kk * L.planeBytes;
-            const wStep = this.weightStepBytes(tap, kk);
-            for (let m = 0; m < f.mBlocksPerGroup; m++) {
-              const a = b.add(w, BigInt((wStep + m * 64 * L.rowBytes) / 16));
-              let start = 0;
-              f.runs.forEach((n, run) => {
-                const j = m * f.runs.length + run;
-                out[j] = wg.mma(b, { n, dtype, a, b: b.add(x, BigInt((xStep + start * L.rowBytes) / 16)), acc: out[j]! });
-                start += n;
-              });
-            }
+    return {
+      x: (xs: Value) => wg.descriptor(b, at(xs), xLbo, 8 * L.rowBytes, layout),
+      w: (ws: Value) => wg.descriptor(b, at(b.add(ws, channelOffset)), wLbo, 8 * L.rowBytes, layout),
+      tap: (x: Value, w: Value, tap: number, wTap: number, acc: Value[][]): Value[][] => {
+        const out = acc.map((a) => [...a]);
+        const r = Math.floor(tap / spec.S);
+        const s = tap % spec.S;
+        for (let kk = 0; kk < spec.ck / 16; kk++) {
+          const shift = r * spec.dilation_h * f.pitchW + s * spec.dilation_w;
+          const xStep = L.swizzle ? shift * L.rowBytes + 32 * kk : shift * ROW + 2 * kk * L.planeBytes;
+          const wStep = this.weightStepBytes(wTap, kk);
+          for (let m = 0; m < f.mBlocksPerGroup; m++) {
+            const a = b.add(w, BigInt((wStep + m * 64 * L.rowBytes) / 16));
+            let start = 0;
+            f.runs.forEach((n, run) => {
+              const j = m * f.runs.length + run;
+              out[j] = wg.mma(b, { n, dtype, a, b: b.add(x, BigInt((xStep + start * L.rowBytes) / 16)), acc: out[j]! });
+              start += n;
+            });
           }
-      return out;
+        }
+        return out;
+      },
     };
   }
 
