@@ -2,7 +2,7 @@ import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, depthwiseWeightStoreConflicts } from './depthwise-geometry.js';
-import { DEPTHWISE_BLOCKS, DEPTHWISE_MAX_SPECS, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
+import { DEPTHWISE_BLOCKS, DEPTHWISE_MAX_SPECS, DEPTHWISE_MAX_TILE_K, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -113,10 +113,26 @@ describe('depthwise candidates and plans', () => {
     expect([256, 512].map((n) => depthwiseRegisterBudget('gfx950', n))).toEqual([256, 128]);
   });
 
-  it('offers channel tiles of whole 16-byte input vectors, 16 to 64 output channels', () => {
+  it('offers channel tiles of whole 16-byte input vectors: the octave tops without K, the least-padding width per octave given K', () => {
     expect(depthwiseTileKs(1)).toEqual([16, 32, 64]);
     expect(depthwiseTileKs(2)).toEqual([16, 32, 64]);
     expect(depthwiseTileKs(4)).toEqual([32, 64]);
+    // K 72 = 9 vectors: 24 and 72 divide it, 40 pads it least among 33..64; 72 holds it whole, so no wider octave.
+    expect(depthwiseTileKs(1, 72)).toEqual([16, 24, 40, 72]);
+    expect(depthwiseTileKs(1, 120)).toEqual([16, 24, 40, 120]);
+    expect(depthwiseTileKs(1, 240)).toEqual([16, 24, 48, 120]);
+    expect(depthwiseTileKs(1, 672)).toEqual([16, 32, 56, 112]);
+    expect(depthwiseTileKs(1, 384)).toEqual([16, 32, 64, 128]);
+    expect(depthwiseTileKs(1, 16)).toEqual([16]);
+    // Multiplier 2: widths of whole input vectors are multiples of 16 output channels (K 144 = C 72 x 2).
+    expect(depthwiseTileKs(2, 144)).toEqual([16, 32, 48, 80]);
+    expect(depthwiseTileKs(4, 96)).toEqual([32, 64, 96]);
+    for (const [m, k] of [[1, 72], [1, 200], [2, 144], [4, 40]] as const) {
+      for (const w of depthwiseTileKs(m, k)) {
+        expect(w % (8 * m)).toBe(0);
+        expect(w).toBeLessThanOrEqual(DEPTHWISE_MAX_TILE_K);
+      }
+    }
   });
 
   it('costs tiles by FMAs over whole tiles, window reads and staged bytes', () => {
@@ -141,7 +157,7 @@ describe('depthwise candidates and plans', () => {
     for (const [p, c] of [[{ ho: 14, wo: 14, C: 384 }, cap], [{ ho: 56, wo: 56, C: 64 }, { ...cap, R: 3, S: 3, stride_h: 2, stride_w: 2, pad_h: 1, pad_w: 1 }], [{ ho: 56, wo: 56, C: 72 }, { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 }]] as const) {
       for (const target of ['sm_90', 'gfx950'] as const) {
         const grid = depthwiseGrid(target, { dtype: 'bf16', capability: c, wo: p.wo, ho: p.ho, channels: { C: p.C, K: p.C } });
-        expect(new Set(grid.map((s) => s.tile_k))).toEqual(new Set(depthwiseTileKs(1)));
+        expect(new Set(grid.map((s) => s.tile_k))).toEqual(new Set(depthwiseTileKs(1, p.C)));
         expect(grid.length).toBeLessThanOrEqual(DEPTHWISE_MAX_SPECS);
       }
     }

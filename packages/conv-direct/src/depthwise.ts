@@ -108,12 +108,32 @@ export function depthwiseBlocks(wo: number | null): (readonly [rows: number, col
 /** Output extent the grid assumes when the problem's is unknown (the shape-independent grid): large enough not to bound a tile. */
 const UNBOUNDED_EXTENT = 64;
 
-/** Most output channels per tile: 32 lanes of channel pairs, one warp (half a wave64) per pixel, leaving threads for the spatial tile. */
-export const DEPTHWISE_MAX_TILE_K = 64;
+/** Widest channel tile: 64 channel pairs, so a 256-thread workgroup still spreads over 4 pixel groups. */
+export const DEPTHWISE_MAX_TILE_K = 128;
+/** Widest channel tile offered when K is unknown (a wider one pays off only where K fills it). */
+const SHAPELESS_MAX_TILE_K = 64;
 
-/** Output channels per tile offered for multiplier `m`: multiples of 8*M (whole 16-byte vectors of staged input channels) from 16 to {@link DEPTHWISE_MAX_TILE_K}. */
-export function depthwiseTileKs(m: number): number[] {
-  return [1, 2, 4, 8].map((f) => f * DEPTHWISE_VECTOR * m).filter((k) => k >= 16 && k <= DEPTHWISE_MAX_TILE_K);
+/**
+ * Output channels per tile offered for multiplier `m`: one width per octave (tops 16, 32, 64,
+ * 128), each a multiple of 8*M (whole 16-byte vectors of staged input channels). Given K, an
+ * octave offers its width that pads K least (ceil(K / w) * w; ties: the widest, fewest tiles),
+ * and the octaves stop at the first width that holds all of K in one tile: K 72 gets 16, 24, 40
+ * and 72 (whole pixels), K 120 gets 16, 24, 40, 120, K 192 gets 16, 32, 64, 96, K 16 only 16.
+ * Without K: the octave tops up to {@link SHAPELESS_MAX_TILE_K}.
+ */
+export function depthwiseTileKs(m: number, k: number | null = null): number[] {
+  const unit = DEPTHWISE_VECTOR * m;
+  const padded = (w: number) => Math.ceil(k! / w) * w;
+  const out: number[] = [];
+  for (let top = 16; top <= (k === null ? SHAPELESS_MAX_TILE_K : DEPTHWISE_MAX_TILE_K); top *= 2) {
+    // Widest first, so that a tie keeps the widest.
+    const widths: number[] = [];
+    for (let w = top - (top % unit); w > top / 2; w -= unit) widths.push(w);
+    if (widths.length === 0) continue;
+    out.push(k === null ? widths[0]! : widths.reduce((a, w) => (padded(w) < padded(a) ? w : a)));
+    if (k !== null && out.at(-1)! >= k) break;
+  }
+  return out;
 }
 
 /**
@@ -191,13 +211,13 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
     const blockPicks: Spec[] = [];
     const all: Spec[] = [];
     for (const [rows, cols] of depthwiseBlocks(o.wo ?? null)) {
-      const tiles = depthwiseTiles(target, o.dtype, o.capability, { m, rows, cols, ho, wo });
+      const tiles = depthwiseTiles(target, o.dtype, o.capability, { m, rows, cols, ho, wo, k: o.channels?.K ?? null });
       all.push(...tiles);
       const ranked = byCost(tiles);
       for (const s of [best(ranked), best(ranked.filter((s) => depthwiseGeometry(s).threads <= DEPTHWISE_SMALL_THREADS))]) if (s) blockPicks.push(s);
     }
     const rankedAll = byCost(all);
-    const widthPicks = depthwiseTileKs(m).flatMap((k) => best(rankedAll.filter((s) => s.tile_k === k)) ?? []);
+    const widthPicks = depthwiseTileKs(m, o.channels?.K ?? null).flatMap((k) => best(rankedAll.filter((s) => s.tile_k === k)) ?? []);
     return capped(uniqueByName([...blockPicks, ...widthPicks]), new Set(widthPicks.map(kernelName)), cost);
   });
 }
@@ -234,9 +254,9 @@ function withLdsPad(target: TargetName, s: Spec): Spec | undefined {
 }
 
 /** Every tile of one multiplier and output block within the thread and register limits: channel tiles x thread layouts (th x tw threads) within the map, lds_pad 0 (see {@link withLdsPad}). */
-function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], b: { m: number; rows: number; cols: number; ho: number; wo: number }): Spec[] {
+function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], b: { m: number; rows: number; cols: number; ho: number; wo: number; k: number | null }): Spec[] {
   const out: Spec[] = [];
-  for (const tile_k of depthwiseTileKs(b.m))
+  for (const tile_k of depthwiseTileKs(b.m, b.k))
     // Up to one tile over the whole map: its last block row (column) may overhang the map.
     for (let th = 1; th <= Math.ceil(b.ho / b.rows) && th <= 32; th++)
       for (let tw = 1; tw <= Math.ceil(b.wo / b.cols) && tw <= 32; tw++) {

@@ -3,8 +3,8 @@
  * the naive fp64 grouped conv (groups = C), for 3x3 / 5x5 / 7x7 and a 1x5 row filter, strides 1 and
  * 2, multipliers 1, 2 and 4, output blocks of 1 and 2 rows by 1 to 4 columns per thread and whole
  * 7-column rows, tiles over a whole small map (one with a partial last wave), channel tails (C not
- * a multiple of 8, K odd, a partial channel tile) and partial spatial tiles; and a
- * test that the tolerance sees one dropped tap.
+ * a multiple of 8, K odd, a partial channel tile), channel tiles of 3, 5, 6 and 9 vectors and
+ * partial spatial tiles; and a test that the tolerance sees one dropped tap.
  */
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
@@ -41,6 +41,11 @@ const perTarget = (target: 'gfx950' | 'sm_90'): [string, Spec, Problem][] => {
     [`${target} 5x5 s1 bf16 M1, one tile over the whole 7x7 map, 7-column rows, partial last wave, tail channel tile`, spec({ ...f5, tile_h: 7, tile_w: 7, tile_k: 32, waves_m: 7 }), dw(40, 1, { ...p5, N: 2, H: 7, W: 7 })],
     [`${target} 7x7 s1 fp16 M1, 2x7 blocks overhanging a 7-row map, C 20`, spec({ ...f7, tile_h: 8, tile_w: 7, waves_m: 7, waves_n: 2, lds_pad: 8, dtype: 'fp16' }), dw(20, 1, { ...p7, H: 7, W: 7, dtype: 'fp16' })],
     [`${target} 5x5 s2 bf16 M2, whole 7x7 output map, 7-column rows`, spec({ ...f5, ...s2, ck: 4, tile_h: 7, tile_w: 7, waves_m: 7 }), dw(8, 2, { ...p5, ...ps2, N: 1, H: 13, W: 14 })],
+    // Channel tiles of any whole number of 16-byte vectors (widths fitted to C): 3, 5, 6 and 9 vectors.
+    [`${target} 3x3 s1 bf16 M1, 24-channel tiles, C 40 (a partial last tile), 2x4 blocks`, spec({ tile_k: 24, tile_h: 4, waves_n: 2 }), dw(40, 1, {})],
+    [`${target} 5x5 s1 fp16 M1, 40-channel tile, C 36 (channel tail)`, spec({ ...f5, tile_k: 40, dtype: 'fp16' }), dw(36, 1, { ...p5, N: 1, dtype: 'fp16' })],
+    [`${target} 3x3 s2 bf16 M2, 48-channel tile (24 input channels), C 28 (two tiles, the last partial)`, spec({ ...s2, ck: 4, tile_k: 48 }), dw(28, 2, { ...ps2, N: 1, H: 9, W: 15 })],
+    [`${target} 3x3 s1 bf16 M1, one 72-channel tile of whole pixels, C 72`, spec({ tile_k: 72 }), dw(72, 1, { N: 1, H: 5 })],
     [`${target} 3x3 s2 bf16 M1, C 5 (K odd: 2-byte stores), 2x1 blocks`, spec({ ...s2, tile_h: 4, waves_n: 2, waves_m: 1 }), dw(5, 1, { ...ps2, N: 1, H: 9, W: 8 })],
   ];
 };

@@ -103,6 +103,9 @@ export const DEPTHWISE_GOLDEN_CONFIGS: readonly { readonly name: string; readonl
   { name: 'gfx950-depthwise-5x5-whole-map-t7x7x32-b1x7', spec: depthwiseSpec({ R: 5, S: 5, pad_h: 2, pad_w: 2, tile_h: 7, tile_w: 7, tile_k: 32, waves_m: 7, waves_n: 1 }) },
   { name: 'gfx942-depthwise-5x5-s2-whole-map-t7x7x64-b1x7', spec: depthwiseSpec({ target: 'gfx942', R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, tile_h: 7, tile_w: 7, tile_k: 64, waves_m: 7, waves_n: 1 }) },
   { name: 'sm90-depthwise-7x7-p3-whole-map-t8x7x32-b2x7', spec: depthwiseSpec({ target: 'sm_90', R: 7, S: 7, pad_h: 3, pad_w: 3, tile_h: 8, tile_w: 7, tile_k: 32, waves_m: 7, waves_n: 2, lds_pad: 16 }) },
+  // Channel tiles fitted to C (not a power of two): 3 vectors (C 72 in three tiles), 9 vectors (C 72 whole).
+  { name: 'sm90-depthwise-3x3-t8x28x24-b2x4', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 28, tile_k: 24, waves_m: 4, waves_n: 2 }) },
+  { name: 'gfx950-depthwise-3x3-t14x4x72-b2x4', spec: depthwiseSpec({ tile_h: 14, tile_w: 4, tile_k: 72, waves_m: 4, waves_n: 2 }) },
   // Fused: the bias and residual read ahead of the staging.
   { name: 'sm90-depthwise-3x3-t8x16x32-b2x4-epilogue-silu-bias32-residual', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8, epilogue: { act: 'silu', bias: 'fp32', residual: true } }) },
   { name: 'gfx950-depthwise-3x3-t8x16x32-b2x4-epilogue-relu-bias-residual', spec: depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8, epilogue: { act: 'relu', bias: 'dtype', residual: true } }) },
