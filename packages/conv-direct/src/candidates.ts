@@ -168,6 +168,8 @@ export interface GridOptions {
   channels?: ProblemChannels;
   /** With `channels`: give specs the tails the problem needs (default: no tails). */
   tails?: boolean;
+  /** The problem's batch N (depthwise: image tiles from 2 up). Absent (the AOT grid): one-image tiles only. */
+  images?: number | null;
   /**
    * The compact grid {@link problemCandidates} falls back to when the regular one has no valid
    * spec (halos too large for the target's LDS: big filters or strides): every tile width up to
@@ -462,7 +464,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   };
   // Tails and merge degrees from the problem's channels, when it is a convolution at all.
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
-  const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels } : {}) });
+  const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels, images: launchProblem.N } : {}) });
   if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
   if (wo !== null && (variant === 'dense' || variant === 'split_c')) {
     const wholeMap = wholeMapVariants(specs, problem);

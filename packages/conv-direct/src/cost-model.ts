@@ -269,7 +269,9 @@ const WAVEFRONT_BYTES = 128;
 
 /**
  * The depthwise kernel's workgroup (kernel/depthwise.ts): CUDA-core / VALU FMAs, no MMA, so its
- * time is issue slots and shared-memory wavefronts, not FLOPs at a matrix peak.
+ * time is issue slots and shared-memory wavefronts, not FLOPs at a matrix peak. An image tile
+ * (tile_n > 1) does the tap loop (weight reads included) and the halo staging once per image and
+ * stages the weights once.
  * - `peakFlops`: every thread issues 2 FMAs per tap of its block's outputs, one LDS read and its
  *   conversions per window pixel, and one read and two conversions per weight; at 2 FLOPs per
  *   issued instruction against the fp32 peak.
@@ -277,22 +279,23 @@ const WAVEFRONT_BYTES = 128;
  *   {@link WAVEFRONT_BYTES}): per wave the window reads (times their bank conflict), the weight
  *   reads, the staging's 16-byte input stores and its 2-byte weight stores (times their bank
  *   conflict).
- * - `chunks`: the staging's batches of loads, each a round trip to memory before the tap loop.
+ * - `chunks`: the staging's batches of loads, each a round trip to memory before the tap loop
+ *   (an image tile's later images stage while the one before is computed).
  */
 function depthwiseWork(spec: Spec): WorkgroupWork {
   const d = depthwiseGeometry(spec);
   const taps = spec.R * spec.S;
   const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
   const window = d.rowsRead * d.columnsRead;
-  const issue = DEPTHWISE_PAIR * d.rowsPerThread * d.columnsPerThread * taps + window * (1 + d.pairInChannels) + taps * (1 + DEPTHWISE_PAIR);
+  const issue = d.images * (DEPTHWISE_PAIR * d.rowsPerThread * d.columnsPerThread * taps + window * (1 + d.pairInChannels) + taps * (1 + DEPTHWISE_PAIR));
   const phases = Math.ceil(Math.min(d.waveSize, d.threads) / 32);
-  const perWave = phases * (window * depthwiseReadConflicts(spec) + taps) + d.xPasses * phases * 4 + d.wPasses * phases * depthwiseWeightStoreConflicts(spec);
+  const perWave = d.images * phases * (window * depthwiseReadConflicts(spec) + taps + d.xPasses * 4) + d.wPasses * phases * depthwiseWeightStoreConflicts(spec);
   const waves = Math.ceil(d.threads / d.waveSize);
   return {
     flops: 2 * pixels * spec.tile_k * taps,
     peakFlops: 2 * d.threads * issue,
-    stagedBytes: d.xBytes + d.wBytes,
-    loadInstructions: Math.ceil(d.threads / d.waveSize) * (d.xPasses + d.wPasses),
+    stagedBytes: d.images * d.xBytes + d.wBytes,
+    loadInstructions: Math.ceil(d.threads / d.waveSize) * (d.images * d.xPasses + d.wPasses),
     ldsReadBytes: waves * perWave * WAVEFRONT_BYTES,
     storeBytes: pixels * spec.tile_k * ELEMENT_BYTES,
     chunks: Math.ceil(d.xPasses / DEPTHWISE_STAGE_BATCH) + Math.ceil(d.wPasses / (4 * DEPTHWISE_STAGE_BATCH)),

@@ -29,6 +29,8 @@ export interface DepthwiseTileFields {
   readonly waves_m: number;
   readonly waves_n: number;
   readonly lds_pad: number;
+  /** Images per workgroup, one after another over the same tile (more than 1: two staging buffers). */
+  readonly tile_n: number;
 }
 
 /** Channels per 16-byte staging vector (and the channel granularity of a tile). */
@@ -60,9 +62,13 @@ export interface DepthwiseGeometry {
   readonly ldsInW: number;
   /** Elements between staged pixels (inChannels + lds_pad). */
   readonly pixelStride: number;
-  /** Bytes of the staged halo tile (rounded to 16) and of the staged weights ([tap][tile_k]). */
+  /** Images per workgroup (tile_n) and halo-tile buffers in LDS: two when the next image stages while one is computed. */
+  readonly images: number;
+  readonly xBuffers: number;
+  /** Bytes of one staged halo tile (rounded to 16) and of the staged weights ([tap][tile_k], after the halo buffers at `wOffset`). */
   readonly xBytes: number;
   readonly wBytes: number;
+  readonly wOffset: number;
   readonly ldsBytes: number;
   /** Staging: 16-byte input vectors and thread passes over them; weight elements and passes. */
   readonly xVectors: number;
@@ -77,7 +83,8 @@ export interface DepthwiseGeometry {
   readonly weightRegisters: number;
   /**
    * Live 32-bit registers per thread, about: the larger of the staging phase (one batch of 16-byte
-   * loads in flight with their LDS offsets: 6 per pass, 2 per weight element) and the tap loop
+   * loads in flight with their LDS offsets: 6 per pass, 2 per weight element; with several images,
+   * the next image's staging runs while the pair's f32 weights are live) and the tap loop
    * (accumulators, the pair's R x S weights in f32, one window row of inputs in f32), plus ~16 for
    * addresses and ids.
    */
@@ -109,7 +116,9 @@ export function depthwiseGeometry(s: DepthwiseTileFields): DepthwiseGeometry {
   const columnsRead = (columnsPerThread - 1) * s.stride_w + s.S;
   const xPasses = Math.ceil(xVectors / Math.max(threads, 1));
   const wPasses = Math.ceil(wElems / Math.max(threads, 1));
-  const staging = 6 * Math.min(xPasses, DEPTHWISE_STAGE_BATCH) + 2 * Math.min(wPasses, 4 * DEPTHWISE_STAGE_BATCH);
+  const images = s.tile_n;
+  const xBuffers = Math.min(images, 2);
+  const staging = 6 * Math.min(xPasses, DEPTHWISE_STAGE_BATCH) + 2 * Math.min(wPasses, 4 * DEPTHWISE_STAGE_BATCH) + (images > 1 ? weightRegisters : 0);
   const taps = accPerLane + weightRegisters + DEPTHWISE_PAIR * columnsRead;
   return {
     multiplier,
@@ -126,9 +135,12 @@ export function depthwiseGeometry(s: DepthwiseTileFields): DepthwiseGeometry {
     ldsInH,
     ldsInW,
     pixelStride,
+    images,
+    xBuffers,
     xBytes,
     wBytes,
-    ldsBytes: xBytes + wBytes,
+    wOffset: xBuffers * xBytes,
+    ldsBytes: xBuffers * xBytes + wBytes,
     xVectors,
     xPasses,
     wElems,

@@ -2,7 +2,7 @@ import { TARGETS } from '@rocke/ir';
 import { describe, expect, it } from 'vitest';
 import { problemCandidates } from './candidates.js';
 import { depthwiseGeometry, depthwiseLdsPad, depthwiseReadConflicts, depthwiseWeightStoreConflicts } from './depthwise-geometry.js';
-import { DEPTHWISE_BLOCKS, DEPTHWISE_MAX_SPECS, DEPTHWISE_MAX_TILE_K, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
+import { DEPTHWISE_BLOCKS, DEPTHWISE_IMAGE_TILED, DEPTHWISE_MAX_SPECS, DEPTHWISE_MAX_TILE_K, DEPTHWISE_TILE_IMAGES, depthwiseBlocks, depthwiseGrid, depthwiseIssueCost, depthwiseRegisterBudget, depthwiseTileKs, isDepthwiseProblem } from './depthwise.js';
 import { plan } from './plan.js';
 import { residency } from './residency.js';
 import { canonicalSpecJson, kernelName, specFromJson } from './spec.js';
@@ -42,7 +42,10 @@ describe('depthwise problems and specs', () => {
     expect(reasonOf(depthwiseSpec({ waves_m: 3 }))).toBe('tile_w 8 is not a multiple of waves_m 3 (depthwise: output columns per thread)');
     expect(reasonOf(depthwiseSpec({ waves_n: 4 }))).toBe('tile_h 2 is not a multiple of waves_n 4 (depthwise: output rows per thread)');
     expect(reasonOf(depthwiseSpec({ R: 9, S: 9 }))).toBe('filter 9x9: the depthwise kernel takes sides up to 7');
-    expect(reasonOf(depthwiseSpec({ double_buffer: true }))).toBe('depthwise specs need double_buffer false (one stage: the tile is the whole reduction)');
+    expect(reasonOf(depthwiseSpec({ double_buffer: true }))).toBe('depthwise specs need double_buffer false (the tile is the whole reduction; image tiles, tile_n > 1, double-buffer the halo by themselves)');
+    expect(reasonOf(depthwiseSpec({ tile_n: 5 }))).toBe('tile_n 5: a depthwise workgroup takes up to 4 images (its image loop is unrolled)');
+    expect(reasonOf(depthwiseSpec({ tile_n: 0 }))).toBe('tile_n must be >= 1 (got 0)');
+    expect(reasonOf(depthwiseSpec({ tile_n: 4 }), dw({ N: 6 }))).toBe('ok');
     expect(reasonOf(depthwiseSpec({ target: 'sm_90', chiplet_swizzle: true }))).toBe('sm_90 has no chiplets (XCDs); chiplet_swizzle must be false');
     expect(reasonOf(depthwiseSpec({ tile_h: 64, tile_w: 64, tile_k: 64, waves_m: 1 }))).toMatch(/^131072 threads per workgroup \(tile_k\/2 x tile_h\/waves_n x tile_w\/waves_m\) exceed 1024 on gfx950$/);
   });
@@ -167,6 +170,31 @@ describe('depthwise candidates and plans', () => {
     // The shape-independent grid offers every multiplier.
     const aot = depthwiseGrid('gfx950', { dtype: 'bf16', capability: { ...cap, R: 3, S: 3, pad_h: 1, pad_w: 1 } });
     expect(new Set(aot.map((s) => s.ck))).toEqual(new Set([8, 4, 2]));
+  });
+
+  it('offers image tiles of the cheapest tiles on a batch where copies are async (sm_90), and plans their halved grid', () => {
+    const cap = { R: 3, S: 3, stride_h: 1, stride_w: 1, pad_h: 1, pad_w: 1, dilation_h: 1, dilation_w: 1 };
+    const grid = (target: 'sm_90' | 'gfx950', images: number) => depthwiseGrid(target, { dtype: 'bf16', capability: cap, wo: 56, ho: 56, channels: { C: 72, K: 72 }, images });
+    const tiled = grid('sm_90', 32).filter((s) => s.tile_n > 1);
+    expect(tiled.length).toBe(DEPTHWISE_IMAGE_TILED);
+    expect(grid('sm_90', 32).length).toBeLessThanOrEqual(DEPTHWISE_MAX_SPECS);
+    for (const s of tiled) {
+      expect(s.tile_n).toBe(DEPTHWISE_TILE_IMAGES);
+      // Each is a one-image tile of the grid, over two images.
+      expect(grid('sm_90', 32).some((o) => kernelName(o) === kernelName({ ...s, tile_n: 1 }))).toBe(true);
+      const g = depthwiseGeometry(s);
+      expect(g.ldsBytes).toBe(2 * g.xBytes + g.wBytes);
+      expect(spillReason(s)).toBeNull();
+      expect(residency(s).perUnit).toBeGreaterThanOrEqual(2);
+      const p = plan(s, dw({ N: 5, C: 72, K: 72, groups: 72 }), 'sm_90');
+      const one = plan({ ...s, tile_n: 1 }, dw({ N: 5, C: 72, K: 72, groups: 72 }), 'sm_90');
+      // Images 0-1, 2-3 and 4 (the last tile's second image is past N).
+      expect(p.launches[0]!.grid[0]).toBe((one.launches[0]!.grid[0] / 5) * 3);
+      expect(p.launches[0]!.sharedBytes).toBe(g.ldsBytes);
+    }
+    // One image, or staging through registers (no overlap): none.
+    expect(grid('sm_90', 1).some((s) => s.tile_n > 1)).toBe(false);
+    expect(grid('gfx950', 32).some((s) => s.tile_n > 1)).toBe(false);
   });
 
   it('adds whole-row blocks where the fixed blocks do not divide the row', () => {

@@ -4,7 +4,7 @@
  * for about 2 (+2/M) bytes moved, so the kernel is built for bytes, not for MMA: see
  * kernel/depthwise.ts and the geometry in depthwise-geometry.ts.
  */
-import { TARGETS } from '@rocke/ir';
+import { getTarget, TARGETS } from '@rocke/ir';
 import { DEPTHWISE_PAIR, DEPTHWISE_VECTOR, depthwiseGeometry, depthwiseLdsPad } from './depthwise-geometry.js';
 import { ELEMENT_BYTES, type Dtype, type Problem } from './problem.js';
 
@@ -18,6 +18,12 @@ import { type TargetName } from './targets.js';
 
 /** Channel multipliers K/C the kernel serves: its 8 output channels read 8/M input channels. */
 export const DEPTHWISE_MULTIPLIERS = [1, 2, 4] as const;
+/**
+ * Most images per workgroup (tile_n): the workgroup computes its tile on tile_n images one after
+ * another, staging the next image's halo into a second LDS buffer while it computes one, with the
+ * weights staged and converted once. Its image loop is unrolled, so the code grows with tile_n.
+ */
+export const DEPTHWISE_MAX_IMAGES = 4;
 /** Largest filter side: a thread holds its pair's R x S weights (2 f32 per tap) in registers. */
 export const DEPTHWISE_MAX_FILTER = 7;
 
@@ -31,7 +37,7 @@ export function isDepthwiseProblem(p: Problem): boolean {
 /** Why a depthwise spec is invalid on its own, or null (the target-hint checks are validate()'s). */
 export function depthwiseSpecReason(s: Spec): string | null {
   if (s.atom !== 'fma') return `the depthwise kernel uses no MMA: its atom is fma (got ${s.atom})`;
-  for (const f of ['R', 'S', 'stride_h', 'stride_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n'] as const) {
+  for (const f of ['R', 'S', 'stride_h', 'stride_w', 'tile_h', 'tile_w', 'tile_k', 'ck', 'waves_m', 'waves_n', 'tile_n'] as const) {
     if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
   }
   if (s.pad_h < 0 || s.pad_w < 0) return `padding must be >= 0 (got pad_h ${s.pad_h}, pad_w ${s.pad_w})`;
@@ -44,13 +50,13 @@ export function depthwiseSpecReason(s: Spec): string | null {
   if (s.tile_w % s.waves_m !== 0) return `tile_w ${s.tile_w} is not a multiple of waves_m ${s.waves_m} (depthwise: output columns per thread)`;
   if (s.tile_h % s.waves_n !== 0) return `tile_h ${s.tile_h} is not a multiple of waves_n ${s.waves_n} (depthwise: output rows per thread)`;
   if (s.lds_pad < 0 || s.lds_pad % 8 !== 0) return `lds_pad ${s.lds_pad} must be a non-negative multiple of 8 (16-byte aligned LDS vectors)`;
+  if (s.tile_n > DEPTHWISE_MAX_IMAGES) return `tile_n ${s.tile_n}: a depthwise workgroup takes up to ${DEPTHWISE_MAX_IMAGES} images (its image loop is unrolled)`;
   const unused: [string, boolean][] = [
-    ['tile_n 1', s.tile_n === 1],
     ['group_merge 1', s.group_merge === 1],
     ['dilation 1x1', s.dilation_h === 1 && s.dilation_w === 1],
     ['c_tail 0', s.c_tail === 0],
     ['k_tail false', !s.k_tail],
-    ['double_buffer false (one stage: the tile is the whole reduction)', !s.double_buffer],
+    ['double_buffer false (the tile is the whole reduction; image tiles, tile_n > 1, double-buffer the halo by themselves)', !s.double_buffer],
   ];
   for (const [want, ok] of unused) if (!ok) return `depthwise specs need ${want}`;
   for (const f of ['swizzle_wgm', 'chiplet_chunk', 'num_xcds'] as const) if (s[f] < 1) return `${f} must be >= 1 (got ${s[f]})`;
@@ -146,10 +152,11 @@ export const DEPTHWISE_FMAS_PER_STAGED_BYTE = 4;
 
 /**
  * The cost of a spec on an Ho x Wo map of K output channels (per output channel when K is
- * unknown), in FP32 issue slots, from the kernel's structure: per thread, 2 FMAs per tap of every
- * output of its block (whole tiles: spatial and channel padding included), an LDS read and
- * conversions per window pixel and per tap's weights, over whole waves; per workgroup, its staged halo bytes
- * weighted by {@link DEPTHWISE_FMAS_PER_STAGED_BYTE}. Orders the tile layouts of one output block.
+ * unknown), per image, in FP32 issue slots, from the kernel's structure: per thread, 2 FMAs per
+ * tap of every output of its block (whole tiles: spatial and channel padding included), an LDS
+ * read and conversions per window pixel and per tap's weights, over whole waves; per workgroup,
+ * its staged halo bytes weighted by {@link DEPTHWISE_FMAS_PER_STAGED_BYTE}. Orders the tile
+ * layouts of one output block (an image tile's per-image cost is its one-image tile's).
  */
 export function depthwiseIssueCost(s: Spec, ho: number, wo: number, k: number | null): number {
   const g = depthwiseGeometry(s);
@@ -173,7 +180,14 @@ export interface DepthwiseGridOptions {
   readonly channels?: DepthwiseChannels;
   /** Multipliers to offer (default: the problem's, else all of {@link DEPTHWISE_MULTIPLIERS}). */
   readonly multipliers?: readonly number[];
+  /** The problem's batch N: from 2 up, image tiles are offered too (see {@link depthwiseGrid}). */
+  readonly images?: number | null;
 }
+
+/** Image-tile variants per multiplier: of this many of the cheapest tiles. */
+export const DEPTHWISE_IMAGE_TILED = 2;
+/** Images per image tile: two, each staged while the other is computed (a pair halves the grid, so small grids keep their fill). */
+export const DEPTHWISE_TILE_IMAGES = 2;
 
 /** Most specs the grid offers per multiplier (so per problem): the bench times every one. */
 export const DEPTHWISE_MAX_SPECS = 10;
@@ -187,7 +201,14 @@ export const DEPTHWISE_MAX_SPECS = 10;
  * - per channel-tile width ({@link depthwiseTileKs}), the cheapest tile of that width over all
  *   blocks: the issue cost does not see that a wider channel tile stages whole cache lines per
  *   pixel, so each width gets timed;
- * - at most {@link DEPTHWISE_MAX_SPECS}: every width's pick, then the block picks cheapest first.
+ * - on a batch (N >= 2) on a target with async copies (sm_90's cp.async), image tiles of the
+ *   {@link DEPTHWISE_IMAGE_TILED} cheapest of those: {@link DEPTHWISE_TILE_IMAGES} images per
+ *   workgroup, the next image's halo copied into a second LDS buffer while one is computed, so a
+ *   workgroup keeps loads in flight through its tap loop (one-image workgroups wait for their whole
+ *   halo, then only compute) and decodes its tile and stages its weights once; without async
+ *   copies the staging goes through registers and would not overlap;
+ * - at most {@link DEPTHWISE_MAX_SPECS}: every width's pick and the image tiles, then the block
+ *   picks cheapest first.
  * A tile spans at most the whole map (its last block row or column may overhang it; the cost pays
  * for the overhang); a workgroup's last wave may be partial (the cost counts it whole); its staged
  * tile leaves room for two per CU / SM, its live registers stay within
@@ -218,7 +239,10 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
     }
     const rankedAll = byCost(all);
     const widthPicks = depthwiseTileKs(m, o.channels?.K ?? null).flatMap((k) => best(rankedAll.filter((s) => s.tile_k === k)) ?? []);
-    return capped(uniqueByName([...blockPicks, ...widthPicks]), new Set(widthPicks.map(kernelName)), cost);
+    const picks = uniqueByName([...blockPicks, ...widthPicks]);
+    const overlaps = getTarget(target).asyncCopy !== undefined && (o.images ?? 1) >= 2;
+    const imagePicks = overlaps ? byCost(picks).flatMap((s) => imageTile(target, s) ?? []).slice(0, DEPTHWISE_IMAGE_TILED) : [];
+    return capped([...picks, ...imagePicks], new Set([...widthPicks, ...imagePicks].map(kernelName)), cost);
   });
 }
 
@@ -245,6 +269,15 @@ function capped(specs: readonly Spec[], kept: ReadonlySet<string>, cost: (s: Spe
   return specs.filter((s) => !dropped.has(s));
 }
 
+/** `s` over {@link DEPTHWISE_TILE_IMAGES} images, or undefined when its two halo buffers or its registers leave fewer than two workgroups per CU / SM. */
+function imageTile(target: TargetName, s: Spec): Spec | undefined {
+  const tiled = { ...s, tile_n: DEPTHWISE_TILE_IMAGES };
+  const g = depthwiseGeometry(tiled);
+  const t = TARGETS[target];
+  if (g.ldsBytes + t.sharedReservedPerBlock > t.sharedBytesPerUnit / 2) return undefined;
+  return g.liveRegisters > depthwiseRegisterBudget(target, g.threads) ? undefined : tiled;
+}
+
 /** `s` with its derived LDS pad, or undefined when its staged tile leaves no room for two workgroups per CU / SM. */
 function withLdsPad(target: TargetName, s: Spec): Spec | undefined {
   const t = TARGETS[target];
@@ -260,7 +293,7 @@ function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOpti
     // Up to one tile over the whole map: its last block row (column) may overhang the map.
     for (let th = 1; th <= Math.ceil(b.ho / b.rows) && th <= 32; th++)
       for (let tw = 1; tw <= Math.ceil(b.wo / b.cols) && tw <= 32; tw++) {
-        const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * b.rows, tile_w: tw * b.cols, tile_k, ck: DEPTHWISE_VECTOR / b.m, waves_m: b.cols, waves_n: b.rows };
+        const fields = { target, R: cap.R, S: cap.S, stride_h: cap.stride_h, stride_w: cap.stride_w, tile_h: th * b.rows, tile_w: tw * b.cols, tile_k, ck: DEPTHWISE_VECTOR / b.m, waves_m: b.cols, waves_n: b.rows, tile_n: 1 };
         const threads = (tile_k / DEPTHWISE_PAIR) * th * tw;
         if (threads < DEPTHWISE_THREADS.min || threads > DEPTHWISE_THREADS.max) continue;
         // Registers do not depend on the pad.
@@ -272,7 +305,7 @@ function depthwiseTiles(target: TargetName, dtype: Dtype, cap: DepthwiseGridOpti
 }
 
 /** A depthwise spec of the given tile fields: the knobs the kernel does not read at their neutral values. */
-function depthwiseSpecOf(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], fields: Pick<Spec, 'R' | 'S' | 'stride_h' | 'stride_w' | 'tile_h' | 'tile_w' | 'tile_k' | 'ck' | 'waves_m' | 'waves_n' | 'lds_pad'>): Spec {
+function depthwiseSpecOf(target: TargetName, dtype: Dtype, cap: DepthwiseGridOptions['capability'], fields: Pick<Spec, 'R' | 'S' | 'stride_h' | 'stride_w' | 'tile_h' | 'tile_w' | 'tile_k' | 'ck' | 'waves_m' | 'waves_n' | 'lds_pad' | 'tile_n'>): Spec {
   const t = TARGETS[target];
   return {
     variant: 'depthwise',
@@ -289,7 +322,6 @@ function depthwiseSpecOf(target: TargetName, dtype: Dtype, cap: DepthwiseGridOpt
     iglp: null,
     waves_per_eu: null,
     group_merge: 1,
-    tile_n: 1,
     c_tail: 0,
     k_tail: false,
   };

@@ -253,7 +253,8 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   if (s.whole_map && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
     return `whole_map needs the output map inside the tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w})`;
   }
-  if (s.tile_n > 1 && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
+  // Depthwise image tiles run their images one after another over one spatial tile, at any map size.
+  if (s.tile_n > 1 && s.variant !== 'depthwise' && (geo.Ho > s.tile_h || geo.Wo > s.tile_w)) {
     return `tile_n ${s.tile_n} needs the output map to fit one spatial tile (Ho ${geo.Ho} x Wo ${geo.Wo} against tile ${s.tile_h}x${s.tile_w}); otherwise more images per tile only add LDS`;
   }
   if (s.variant === 'depthwise') {

@@ -3,8 +3,9 @@
  * the naive fp64 grouped conv (groups = C), for 3x3 / 5x5 / 7x7 and a 1x5 row filter, strides 1 and
  * 2, multipliers 1, 2 and 4, output blocks of 1 and 2 rows by 1 to 4 columns per thread and whole
  * 7-column rows, tiles over a whole small map (one with a partial last wave), channel tails (C not
- * a multiple of 8, K odd, a partial channel tile), channel tiles of 3, 5, 6 and 9 vectors and
- * partial spatial tiles; and a test that the tolerance sees one dropped tap.
+ * a multiple of 8, K odd, a partial channel tile), channel tiles of 3, 5, 6 and 9 vectors,
+ * partial spatial tiles and image tiles (2 to 4 images per workgroup, the last image tile partial);
+ * and a test that the tolerance sees one dropped tap.
  */
 import { describe, expect, it } from 'vitest';
 import { problemGeometry, type Problem } from '../problem.js';
@@ -46,6 +47,10 @@ const perTarget = (target: 'gfx950' | 'sm_90'): [string, Spec, Problem][] => {
     [`${target} 5x5 s1 fp16 M1, 40-channel tile, C 36 (channel tail)`, spec({ ...f5, tile_k: 40, dtype: 'fp16' }), dw(36, 1, { ...p5, N: 1, dtype: 'fp16' })],
     [`${target} 3x3 s2 bf16 M2, 48-channel tile (24 input channels), C 28 (two tiles, the last partial)`, spec({ ...s2, ck: 4, tile_k: 48 }), dw(28, 2, { ...ps2, N: 1, H: 9, W: 15 })],
     [`${target} 3x3 s1 bf16 M1, one 72-channel tile of whole pixels, C 72`, spec({ tile_k: 72 }), dw(72, 1, { N: 1, H: 5 })],
+    // Image tiles: tile_n images per workgroup, the next image's halo staged into the second buffer while one is computed.
+    [`${target} 3x3 s1 bf16 M1, 3 images per workgroup over N 5 (the last image tile partial), 2x4 blocks`, spec({ tile_n: 3, tile_h: 4, waves_n: 2 }), dw(16, 1, { N: 5 })],
+    [`${target} 5x5 s2 fp16 M2, 2 images per workgroup over N 3, channel tail C 12 (2-byte staging)`, spec({ ...f5, ...s2, ck: 4, tile_n: 2, dtype: 'fp16' }), dw(12, 2, { ...p5, ...ps2, N: 3, H: 9, W: 11, dtype: 'fp16' })],
+    [`${target} 3x3 s1 bf16 M1, 4 images per workgroup, 24-channel tiles over C 40`, spec({ tile_n: 4, tile_k: 24 }), dw(40, 1, { N: 4, H: 4 })],
     [`${target} 3x3 s2 bf16 M1, C 5 (K odd: 2-byte stores), 2x1 blocks`, spec({ ...s2, tile_h: 4, waves_n: 2, waves_m: 1 }), dw(5, 1, { ...ps2, N: 1, H: 9, W: 8 })],
   ];
 };

@@ -14,7 +14,10 @@
  *   bank conflicts), converts it once and feeds it to every (output pixel, tap) of the block it
  *   reaches: `<2 x float>` FMAs with fp32 accumulation (packed v_pk_fma_f32 on AMD, two CUDA-core
  *   FMAs on sm_90). Stride 2 windows hold only the pixels some tap reads;
- * - outputs leave as one 4-byte NHWK store per pixel, the lanes of a wave writing a contiguous run.
+ * - outputs leave as one 4-byte NHWK store per pixel, the lanes of a wave writing a contiguous run;
+ * - an image tile (tile_n > 1) computes its spatial tile on tile_n images one after another: the
+ *   next image's halo goes to a second LDS buffer (cp.async copies in flight during the tap loop on
+ *   sm_90) while one is computed, and the tile's decode and weight staging are done once.
  * C and K need not be multiples of 8: when C (or K) is not (K: not even), the staging (or the
  * store) takes 2-byte elements, each checked against C (K), on a uniform branch.
  */
@@ -62,29 +65,51 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
   // kBase is a multiple of 8, hence of M: the tile's input channels start at kBase / M.
   const cBase = g.multiplier === 1 ? kBase : b.udiv(kBase, g.multiplier, 'c.base');
   const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
+  // Image i of the tile stages into halo buffer i % 2, the second right after the first.
+  const bufferAt = (i: number) => (i % 2 === 0 ? ldsAt : (byteOffset: Value) => ldsAt(b.add(byteOffset, g.xBytes)));
+  const images = Array.from({ length: g.images }, (_, i) => (i === 0 ? origin : nextImage(b, args, origin, i)));
 
   const epilogue = openStoreEpilogue(t, b, spec);
   // Fused: the thread's output pixels and the epilogue's reads first, so that the reads' latency
   // hides behind the staging and the tap loop instead of sitting before the stores.
-  const early = epilogue ? prefetchEpilogue(b, t, args, g, epilogue, { tid, kBase, origin }) : undefined;
+  const prefetch = (o: Origin) => (epilogue ? prefetchEpilogue(b, t, args, g, epilogue, { tid, kBase, origin: o }) : undefined);
+  let early = prefetch(origin);
 
   stageInput(b, args, t, g, tid, origin, cBase, ldsAt);
   stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
-  if (t.asyncCopy) {
-    // The halo's copies (none where C % 8 != 0: an empty group) land before the barrier publishes them.
-    t.asyncCopy.commit(b);
-    t.asyncCopy.wait(b, 0);
+  // The halo's copies (none where C % 8 != 0: an empty group) land before a barrier publishes them.
+  t.asyncCopy?.commit(b);
+  let threads: ThreadMap | undefined;
+  for (let i = 0; i < g.images; i++) {
+    const next = i + 1 < g.images;
+    if (i > 0) early = prefetch(images[i]!);
+    // The next image's halo goes to the other buffer while this one is computed: with async
+    // copies (sm_90) all in flight during the tap loop; the barrier ending the previous image
+    // made that buffer free.
+    if (next) {
+      stageInput(b, args, t, g, tid, images[i + 1]!, cBase, bufferAt(i + 1));
+      t.asyncCopy?.commit(b);
+    }
+    t.asyncCopy?.wait(b, next ? 1 : 0);
+    t.barrier(b);
+    threads ??= early?.threads ?? threadMap(b, g, tid);
+    const w = loadWeights(b, spec, g, threads.pair, ldsAt);
+    const acc = emitTaps(b, spec, g, w, threads, bufferAt(i));
+    if (early && epilogue) {
+      emitStores(b, args, t, spec, acc, early.yBuf, early.out, { epilogue, reads: early.reads });
+    } else {
+      const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
+      emitStores(b, args, t, spec, acc, yBuf, outputPixels(b, args, g, { kBase, ...threads, origin: images[i]! }), undefined);
+    }
+    // Every thread's reads of this buffer end before the image after next stages into it.
+    if (next) t.barrier(b);
   }
-  t.barrier(b);
+}
 
-  const threads = early?.threads ?? threadMap(b, g, tid);
-  const acc = emitTaps(b, spec, g, threads.pair, threads.group, threads.rowGroup, ldsAt);
-  if (early && epilogue) {
-    emitStores(b, args, t, spec, acc, early.yBuf, early.out, { epilogue, reads: early.reads });
-  } else {
-    const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
-    emitStores(b, args, t, spec, acc, yBuf, outputPixels(b, args, g, { kBase, ...threads, origin }), undefined);
-  }
+/** Image `i` of the tile: its first image + i, inside the batch only when below N (the last image tile may be partial). */
+function nextImage(b: Builder, args: KernelArgs, o: Origin, i: number): Origin {
+  const image = b.add(o.image, i, `n${i}`);
+  return { ...o, image, valid: b.icmp('ult', image, args.N, `n${i}.valid`) };
 }
 
 /** A thread's place: its channel pair, column group and row group, the pair fastest (a pixel's pairs are adjacent lanes). */
@@ -108,6 +133,8 @@ interface Origin {
   readonly ow0: Value;
   readonly ih0: Value;
   readonly iw0: Value;
+  /** Set when the image may lie past N (an image tile's later images): false reads zeros and stores nothing. */
+  readonly valid?: Value;
 }
 
 /**
@@ -132,6 +159,7 @@ function stageInput(b: Builder, args: KernelArgs, t: Target, g: DepthwiseGeometr
     const c = b.add(cBase, b.mul(cv, V), `x.c${j}`);
     // Unsigned compares also reject the (negative) padding rows and columns.
     let inside = b.and(b.icmp('ult', ih, args.H), b.icmp('ult', iw, args.W));
+    if (o.valid) inside = b.and(inside, o.valid);
     const inTile = uneven && (j + 1) * g.threads > g.xVectors ? b.icmp('ult', v, g.xVectors) : undefined;
     if (inTile) inside = b.and(inside, inTile);
     const elem = b.add(b.add(imageBase, b.add(b.mul(ih, args.x_stride_h), b.mul(iw, args.x_stride_w))), c, `x.elem${j}`);
@@ -222,7 +250,7 @@ function stageWeights(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: De
       const ok = b.and(b.icmp('ult', channel, channels), b.icmp('ult', tap, RS));
       const elem = b.add(first, b.add(b.mul(channel, RS), tap));
       const val = t.globalLoad(b, wBuf, b.select(ok, b.mul(elem, E), SENTINEL_OFFSET), i16, { align: E });
-      const lds = b.add(g.xBytes, b.mul(v, E), `w.lds${j}`);
+      const lds = b.add(g.wOffset, b.mul(v, E), `w.lds${j}`);
       const inTile = (j + 1) * g.threads > g.wElems ? b.icmp('ult', v, g.wElems) : undefined;
       return { val, lds, inTile };
     });
@@ -235,17 +263,26 @@ function stageWeights(b: Builder, args: KernelArgs, t: Target, spec: Spec, g: De
 }
 
 /**
- * The tap loop, unrolled: the pair's R*S weights in f32, then each pixel of the thread's input
- * window read and converted once and fused into every output of the block it reaches.
- * Returns the accumulators row-major over the block (rows x columns).
+ * The pair's R*S weights from LDS, converted to f32: once per image of the tile (kept live across
+ * the next image's staging, they would cost more registers than the reads cost issue slots).
  */
-function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, pair: Value, group: Value, rowGroup: Value, ldsAt: (v: Value) => Value): Value[] {
+function loadWeights(b: Builder, spec: Spec, g: DepthwiseGeometry, pair: Value, ldsAt: (v: Value) => Value): Value[] {
+  const elem = spec.dtype === 'bf16' ? bfloat : half;
+  const wThread = b.add(b.mul(pair, P * E), g.wOffset, 'w.thread');
+  return Array.from({ length: spec.R * spec.S }, (_, tap) => b.fpext(b.load(vec(P, elem), ldsAt(b.add(wThread, tap * spec.tile_k * E)), { align: P * E }), vec(P, f32)));
+}
+
+/**
+ * The tap loop, unrolled: each pixel of the thread's input window (in the halo buffer `ldsAt`
+ * addresses) read and converted once and fused into every output of the block it reaches, with
+ * the pair's f32 weights `w`. Returns the accumulators row-major over the block (rows x columns).
+ */
+function emitTaps(b: Builder, spec: Spec, g: DepthwiseGeometry, w: readonly Value[], threads: ThreadMap, ldsAt: (v: Value) => Value): Value[] {
   const elem = spec.dtype === 'bf16' ? bfloat : half;
   const f2 = vec(P, f32);
   const rows = g.rowsPerThread;
   const cols = g.columnsPerThread;
-  const wThread = b.add(b.mul(pair, P * E), g.xBytes, 'w.thread');
-  const w = Array.from({ length: spec.R * spec.S }, (_, tap) => b.fpext(b.load(vec(P, elem), ldsAt(b.add(wThread, tap * spec.tile_k * E)), { align: P * E }), f2));
+  const { pair, group, rowGroup } = threads;
   // The pair's first input channel: 2*pair for multiplier 1, else 2*pair / M (one channel for both outputs).
   const channel = g.multiplier === 1 ? b.mul(pair, P) : b.udiv(pair, g.multiplier / P);
   const firstPixel = b.add(b.mul(b.mul(rowGroup, rows * spec.stride_h), g.ldsInW), b.mul(group, cols * spec.stride_w));
@@ -290,8 +327,9 @@ function outputPixels(b: Builder, args: KernelArgs, g: DepthwiseGeometry, o: Thr
   const pixels = Array.from({ length: g.rowsPerThread * g.columnsPerThread }, (_, i) => {
     const oh = b.add(oh0, Math.floor(i / g.columnsPerThread));
     const ow = b.add(ow0, i % g.columnsPerThread);
+    const inside = b.and(b.icmp('ult', oh, args.Ho), b.icmp('ult', ow, args.Wo));
     return {
-      ok: b.and(b.icmp('ult', oh, args.Ho), b.icmp('ult', ow, args.Wo)),
+      ok: o.origin.valid ? b.and(inside, o.origin.valid) : inside,
       elem: b.add(imageElem, b.add(b.mul(oh, args.y_stride_h), b.mul(ow, args.y_stride_w))),
     };
   });

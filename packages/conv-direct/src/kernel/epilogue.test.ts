@@ -189,6 +189,7 @@ describe('depthwise', () => {
     it.each([
       ['M1 C 32, silu + fp32 bias + residual (whole vectors)', depthwiseSpec({ target, epilogue: full }), dw(32, 1)],
       ['M2 C 12 (K 24, 2-byte staging), gelu + dtype bias + residual', depthwiseSpec({ target, ck: 4, epilogue: { act: 'gelu', bias: 'dtype', residual: true } }), dw(12, 2)],
+      ['M1 C 16, 3 images per workgroup over N 4 (each image reads its own residual), silu + fp32 bias + residual', depthwiseSpec({ target, tile_n: 3, epilogue: full }), dw(16, 1, { N: 4 })],
       ['M1 C 5 (K 5: the per-element tail), 2x4 blocks, silu + fp32 bias + residual', depthwiseSpec({ target, tile_h: 4, waves_n: 2, epilogue: full }), dw(5, 1)],
     ] as const)(`${target} %s`, (_, spec, p) => {
       const { y, d } = runFused(spec, p);

@@ -106,6 +106,9 @@ export const DEPTHWISE_GOLDEN_CONFIGS: readonly { readonly name: string; readonl
   // Channel tiles fitted to C (not a power of two): 3 vectors (C 72 in three tiles), 9 vectors (C 72 whole).
   { name: 'sm90-depthwise-3x3-t8x28x24-b2x4', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 28, tile_k: 24, waves_m: 4, waves_n: 2 }) },
   { name: 'gfx950-depthwise-3x3-t14x4x72-b2x4', spec: depthwiseSpec({ tile_h: 14, tile_w: 4, tile_k: 72, waves_m: 4, waves_n: 2 }) },
+  // Image tiles: two images per workgroup, the second's halo copied into the other LDS buffer while the first is computed.
+  { name: 'sm90-depthwise-3x3-t8x28x24-b2x4-n2', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 28, tile_k: 24, waves_m: 4, waves_n: 2, tile_n: 2 }) },
+  { name: 'gfx950-depthwise-5x5-s2-t4x8x32-b2x2-n2', spec: depthwiseSpec({ R: 5, S: 5, pad_h: 2, pad_w: 2, stride_h: 2, stride_w: 2, tile_h: 4, tile_w: 8, tile_k: 32, waves_m: 2, waves_n: 2, tile_n: 2 }) },
   // Fused: the bias and residual read ahead of the staging.
   { name: 'sm90-depthwise-3x3-t8x16x32-b2x4-epilogue-silu-bias32-residual', spec: depthwiseSpec({ target: 'sm_90', tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8, epilogue: { act: 'silu', bias: 'fp32', residual: true } }) },
   { name: 'gfx950-depthwise-3x3-t8x16x32-b2x4-epilogue-relu-bias-residual', spec: depthwiseSpec({ tile_h: 8, tile_w: 16, tile_k: 32, waves_m: 4, waves_n: 2, lds_pad: 8, epilogue: { act: 'relu', bias: 'dtype', residual: true } }) },
