@@ -5,12 +5,15 @@
  */
 import type { Problem } from './problem.js';
 import { outputExtent } from './problem.js';
-import { pointwisePixelTiles } from './pointwise.js';
+import { pointwisePixelTiles, streamSlots } from './pointwise.js';
 import type { Spec } from './spec.js';
 
 /** Tile counts and the flat workgroup count of one launch. */
 export interface LaunchGrid {
-  /** Tiles along Wo (pointwise: tiles of the flat N·Ho·Wo pixels, with hTiles and nTiles 1). */
+  /**
+   * Tiles along Wo (pointwise: tiles of the flat N·Ho·Wo pixels, with hTiles and nTiles 1;
+   * streaming: the workgroups per channel tile, each looping over every wTiles-th pixel tile).
+   */
   readonly wTiles: number;
   readonly hTiles: number;
   /** Output-channel tiles per image (grouped: summed over the merged groups). */
@@ -30,6 +33,11 @@ export function launchGrid(spec: Spec, problem: Problem, splits = 1): LaunchGrid
   if (spec.variant === 'pointwise') {
     const pixelTiles = pointwisePixelTiles(spec, problem);
     const kTiles = Math.ceil(problem.K / spec.tile_k);
+    // Streaming: persistent workgroups, each looping over pixel tiles (see streamSlots).
+    if (spec.stream) {
+      const slots = streamSlots(spec.stream.workgroups, pixelTiles, kTiles);
+      return { wTiles: slots, hTiles: 1, kTiles, splits, nTiles: 1, workgroups: slots * kTiles * splits };
+    }
     return { wTiles: pixelTiles, hTiles: 1, kTiles, splits, nTiles: 1, workgroups: pixelTiles * kTiles * splits };
   }
   const Ho = outputExtent(problem.H, problem.R, problem.strideH, problem.padH, problem.dilationH);

@@ -58,3 +58,20 @@ export function pointwisePixelUtilization(s: Spec, p: Problem): number {
 export function pointwiseTiles(dense: readonly Spec[], unit: (s: Spec) => number): Spec[] {
   return dense.filter((s) => s.tile_w === (isWarpgroupAtom(s.atom) ? 8 : unit(s))).map((s) => ({ ...s, variant: 'pointwise' as const }));
 }
+
+/**
+ * Streaming (`stream`): workgroups per output-channel tile. The spec's workgroups (the machine's
+ * resident slots when the candidate grid made it) are shared over the channel tiles, at least one
+ * each and at most one per pixel tile; workgroup s of a channel tile computes pixel tiles s,
+ * s + slots, s + 2·slots, ... The kernel computes the same from its kernargs (grid-decode.ts).
+ */
+export function streamSlots(workgroups: number, pixelTiles: number, kTiles: number): number {
+  return Math.min(pixelTiles, Math.max(1, Math.floor(workgroups / kTiles)));
+}
+
+/** Pixel tiles the busiest workgroup computes: 1 unless streaming. */
+export function streamTilesPerWorkgroup(s: Spec, p: Problem): number {
+  if (!s.stream) return 1;
+  const pixelTiles = pointwisePixelTiles(s, p);
+  return Math.ceil(pixelTiles / streamSlots(s.stream.workgroups, pixelTiles, Math.ceil(p.K / s.tile_k)));
+}

@@ -119,6 +119,14 @@ export const SpecSchema = z
      * activations; written out only as true (one spelling per kernel).
      */
     lds_dma: z.literal(true).optional(),
+    /**
+     * A streaming (persistent) pointwise schedule (per-wave MMA atoms): `workgroups` workgroups in
+     * all, each holding its output-channel tile's weights for `chunks` channel chunks (C <= chunks·ck)
+     * in LDS, loaded once, and looping over pixel tiles one grid stride apart, the next tile's first
+     * chunk staged while the current tile's outputs are computed and stored (see {@link streamLds}).
+     * Left out: one tile per workgroup.
+     */
+    stream: z.object({ workgroups: int, chunks: int }).strict().optional(),
   })
   .strict();
 
@@ -223,6 +231,7 @@ function kernelNameOf(spec: Spec): string {
     spec.weight_ring ? 'wr' : '',
     spec.fold_s ? 'fs' : '',
     spec.lds_dma ? 'ldma' : '',
+    spec.stream ? `st${spec.stream.workgroups}x${spec.stream.chunks}` : '',
     // Only with an epilogue, so bare kernels keep their names and digests.
     spec.epilogue ? epilogueTag(spec.epilogue) : '',
   ];
@@ -366,7 +375,9 @@ function specGeometryOf(kernelSpec: Spec): SpecGeometry {
   const ldsWElems = spec.tile_k * spec.R * spec.S * spec.ck;
   const ldsXTail = X_VECTOR_ELEMS;
   const ldsWTail = atom.fragA;
-  const ldsBytes = ELEMENT_BYTES * (ldsXElems + ldsXTail + ldsWElems + ldsWTail) * (spec.double_buffer ? 2 : 1);
+  const ldsBytes = spec.stream
+    ? streamLds(spec).bytes
+    : ELEMENT_BYTES * (ldsXElems + ldsXTail + ldsWElems + ldsWTail) * (spec.double_buffer ? 2 : 1);
   const xChannelVectors = spec.ck / X_VECTOR_ELEMS;
   const xVectors = ldsRows * ldsInW * xChannelVectors;
   const wSlots = spec.R * spec.S * mTiles * kAtoms * waveSize;
@@ -399,6 +410,35 @@ function specGeometryOf(kernelSpec: Spec): SpecGeometry {
     wSlots,
     wPasses: Math.ceil(wSlots / threads),
   };
+}
+
+/**
+ * LDS of a streaming pointwise spec (per-wave MMA atoms), in bytes: the X stages (with their
+ * scratch tails) at 0, then `stream.chunks` resident weight stages (one per channel chunk, each as
+ * a W stage of the one-tile kernel), then the output tile (kernel/staged-store.ts: pixels of
+ * tile_k + one 16-byte vector, fp32 under a fused epilogue; none with k_tail, which stores
+ * directly). The output has its own region so the next tile's first chunk can land in an X stage
+ * while the current tile is stored.
+ */
+export interface StreamLds {
+  readonly xStageBytes: number;
+  readonly wStageBytes: number;
+  readonly outOffset: number;
+  readonly outBytes: number;
+  readonly bytes: number;
+}
+
+export function streamLds(spec: Spec): StreamLds {
+  const atom = ATOMS[spec.atom];
+  const cStride = spec.ck + spec.lds_pad;
+  const pixels = spec.tile_h * spec.tile_w;
+  const xStageBytes = ELEMENT_BYTES * (pixels * cStride + X_VECTOR_ELEMS);
+  const wStageBytes = ELEMENT_BYTES * (spec.tile_k * spec.ck + atom.fragA);
+  const outOffset = (spec.double_buffer ? 2 : 1) * xStageBytes + (spec.stream?.chunks ?? 1) * wStageBytes;
+  // The staged output element: fp32 under a fused epilogue, else the dtype (store-path.ts).
+  const outElement = spec.epilogue ? 4 : ELEMENT_BYTES;
+  const outBytes = spec.k_tail ? 0 : pixels * (spec.tile_k + 16 / outElement) * outElement;
+  return { xStageBytes, wStageBytes, outOffset, outBytes, bytes: outOffset + outBytes };
 }
 
 /** Most LDS stages the warpgroup-MMA kernel keeps in flight. */

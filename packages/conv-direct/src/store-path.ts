@@ -9,7 +9,7 @@
  * the warpgroup kernel's split_c tile, whose fp32 channel pairs already fill whole sectors.
  */
 import { ELEMENT_BYTES } from './problem.js';
-import { specGeometry, wgmmaLds, type Spec } from './spec.js';
+import { specGeometry, streamLds, wgmmaLds, type Spec } from './spec.js';
 import { isWarpgroupAtom } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
 
@@ -58,7 +58,8 @@ export function outputStaging(spec: Spec): OutputStaging | undefined {
   const rowBytes = stagedElementBytes(spec) * spec.tile_w * stagedOutputStride(spec);
   const banded = !isWarpgroupAtom(spec.atom);
   // The warpgroup kernel's window starts at its first 1 KiB boundary: the slack before it is not usable.
-  const usable = g.ldsBytes - (banded ? 0 : wgmmaLds(spec).alignSlack);
+  // A streaming spec stages its tile in a region of its own (spec.ts `streamLds`), in one band.
+  const usable = spec.stream ? streamLds(spec).outBytes : g.ldsBytes - (banded ? 0 : wgmmaLds(spec).alignSlack);
   for (let passes = 1; passes <= (banded ? rowsPerOwner : 1); passes++) {
     if (rowsPerOwner % passes !== 0) continue;
     const bytes = rowBytes * owners * (rowsPerOwner / passes);

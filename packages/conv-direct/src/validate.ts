@@ -11,7 +11,7 @@ import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, zodReason,
 import { keptFacts, SpecSchema, specGeometry, type Spec } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_GRID, MAX_TENSOR_BYTES, I32_MAX, WGMMA_MAX_N, isWarpgroupAtom } from './targets.js';
 import { splitUnit } from './split-slices.js';
-import { weightPieceElems } from './kernel/schedule.js';
+import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
 
 /** Outcome of validation. */
 export type Validation = { ok: true } | { ok: false; reason: string };
@@ -94,6 +94,8 @@ function specOnlyReason(s: Spec): string | null {
   if (fold) return fold;
   const dma = ldsDmaReason(s);
   if (dma) return dma;
+  const stream = streamReason(s);
+  if (stream) return stream;
   if (s.whole_map && !isWarpgroupAtom(s.atom)) return `whole_map: whole-map tiles are built for the warpgroup MMA (m64nNk16 on sm_90), not ${s.atom}`;
   if (isWarpgroupAtom(s.atom)) {
     const reason = s.whole_map ? validateWholeMapTiles(s) : validateWarpgroupTiles(s);
@@ -175,6 +177,25 @@ function ldsDmaReason(s: Spec): string | null {
   const piece = weightPieceElems(s, slot);
   if (piece !== slot) return `lds_dma: the weight slots load in pieces of ${piece} channels (${s.c_tail !== 0 ? `c_tail ${s.c_tail}` : 'group boundaries'}); direct-to-LDS loads move whole ${slot}-channel slots`;
   if (!s.double_buffer) return 'lds_dma: the loads land while the MMAs read the other stage: double_buffer must be true';
+  return null;
+}
+
+/**
+ * The streaming pointwise schedule (`stream`, kernel/mma.ts): pointwise only (a flat pixel index
+ * the workgroups stride over), on the per-wave MMA atoms (the warpgroup kernel's stage ring is not
+ * built for resident weights yet), and the X staging of its schedule: sm_90 two stages by cp.async
+ * (the next chunk lands while one is read), AMD one stage with the next chunk waiting in registers.
+ */
+function streamReason(s: Spec): string | null {
+  if (!s.stream) return null;
+  if (s.variant !== 'pointwise') return `stream: the ${s.variant} variant has no streaming schedule (pointwise only)`;
+  if (isWarpgroupAtom(s.atom)) return `stream: the warpgroup-MMA kernel has no streaming schedule (use ${CONV_ATOMS[s.target].filter((a) => !isWarpgroupAtom(a)).join(', ')})`;
+  if (s.stream.workgroups < 1 || s.stream.chunks < 1) return `stream: workgroups and chunks must be >= 1 (got ${s.stream.workgroups}, ${s.stream.chunks})`;
+  if (TARGETS[s.target].vendor === 'nvidia' && !usesAsyncCopy(s)) {
+    return `stream: ${s.target} streams with cp.async into two X stages: double_buffer true and whole 16-byte channel runs (c_tail 0 or 8)`;
+  }
+  if (s.lds_dma) return 'stream: the resident weights are staged once; lds_dma streams weights per chunk (leave it out)';
+  if (TARGETS[s.target].vendor === 'amd' && s.double_buffer) return 'stream: the register prefetch streams through one X stage (double_buffer false)';
   return null;
 }
 
@@ -282,6 +303,9 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
     if (!s.k_tail && p.K % OUTPUT_VECTOR !== 0) return `K ${p.K} is not a multiple of ${OUTPUT_VECTOR} (k_tail false)`;
     if (s.c_tail === 0 && p.C % s.ck !== 0) return `C ${p.C} is not a multiple of ck ${s.ck}`;
     if (s.c_tail !== 0 && p.C % s.c_tail !== 0) return `C ${p.C} is not a multiple of the channel run c_tail ${s.c_tail}`;
+  }
+  if (s.stream && Math.ceil(p.C / s.ck) > s.stream.chunks) {
+    return `stream: C ${p.C} is ${Math.ceil(p.C / s.ck)} chunks of ck ${s.ck}; the spec keeps ${s.stream.chunks} resident`;
   }
   if (s.variant === 'split_c') {
     if (!Number.isInteger(splits) || splits < 1) return `splits must be an integer >= 1 (got ${splits})`;

@@ -150,3 +150,32 @@ export function emitTileOrigin<T extends { readonly kTiles: Value }>(b: Builder,
   const iw0 = b.sub(b.mul(ow0, spec.stride_w), spec.pad_w, 'iw0');
   return { ...channels, kTile, splitIdx, image, oh0, ow0, ih0, iw0 };
 }
+
+/** Where a streaming pointwise workgroup starts: its channel tile, its first pixel tile, the stride between its tiles and how many it computes. */
+export interface StreamOrigin {
+  readonly kTile: Value;
+  /** The workgroup's first pixel tile (its slot), the pixel tiles between its tiles, and its tile count. */
+  readonly slot: Value;
+  readonly slots: Value;
+  readonly tiles: Value;
+  /** N·Ho·Wo. */
+  readonly pixels: Value;
+}
+
+/**
+ * The streaming pointwise decode (pointwise.ts `streamSlots`, in IR): slots = min(cells,
+ * max(1, workgroups / kTiles)) workgroups per channel tile, decoded as a grid of slots x channel
+ * tiles by {@link emitDecodeWorkgroup}; slot s computes pixel tiles s, s + slots, ... below cells.
+ */
+export function emitStreamOrigin<T extends { readonly kTiles: Value }>(b: Builder, t: Target, spec: Spec, channelTiles: () => T): T & StreamOrigin {
+  const tilePixels = spec.tile_h * spec.tile_w;
+  const pixels = b.mul(b.mul(b.arg('N'), b.arg('Ho')), b.arg('Wo'), 'pixels');
+  const cells = b.udiv(b.add(pixels, tilePixels - 1), tilePixels, 'cells');
+  const channels = channelTiles();
+  const perK = b.umax(b.udiv(b.i32(spec.stream!.workgroups), channels.kTiles), 1, 'stream.per.k');
+  const slots = b.umin(cells, perK, 'stream.slots');
+  const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
+  const { kTile, cell: slot } = emitDecodeWorkgroup(b, t.workgroupId(b, 'x'), channels.kTiles, slots, { wgm: spec.swizzle_wgm, chiplet });
+  const tiles = b.udiv(b.add(b.sub(cells, slot), b.sub(slots, 1)), slots, 'stream.tiles');
+  return { ...channels, kTile, slot, slots, tiles, pixels };
+}

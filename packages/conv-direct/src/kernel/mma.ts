@@ -26,12 +26,12 @@ import {
 } from '@rocke/ir';
 import { ELEMENT_BYTES } from '../problem.js';
 import { residency } from '../residency.js';
-import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, type Spec, type SpecGeometry } from '../spec.js';
+import { haloExtent, ldsHaloColumn, specGeometry, stagedSpec, streamLds, type Spec, type SpecGeometry } from '../spec.js';
 import { ATOMS } from '../targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from '../validate.js';
 import { stagesOutputInLds } from '../store-path.js';
 import { activationCoord, isLaneContiguous, matrixOrigins, outputCoord, vectorRuns, weightCoord, type Run, type StorageCoord } from './fragments.js';
-import { emitPixelTileOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
+import { emitPixelTileOrigin, emitStreamOrigin, emitTileOrigin, type PixelTileOrigin, type TileOrigin } from './grid-decode.js';
 import {
   ConvKernelError,
   SENTINEL_OFFSET,
@@ -203,7 +203,8 @@ class MmaConvBuilder {
       ids: { workitem: ['x'], workgroup: ['x'] },
     }, 16);
     this.args = args;
-    this.emitBody(b, lds);
+    if (spec.stream) this.emitStreamBody(b, lds);
+    else this.emitBody(b, lds);
     b.ret();
     return builtKernel(spec, t, { module, name, abi }, {
       threads: this.threads,
@@ -263,6 +264,99 @@ class MmaConvBuilder {
     const eo: EpilogueInputs = { lane, wm, wn, place, kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho, Wo, splitIdx };
     if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, ldsAt);
     else this.emitEpilogue(b, accs, eo);
+  }
+
+  /**
+   * The streaming pointwise schedule (`stream`): the workgroup stages its channel tile's weights
+   * for every chunk once (resident stages after the X stages, spec.ts `streamLds`), then loops over
+   * its pixel tiles one grid stride apart. Each tile runs the channel loop over X only, and its last
+   * chunk starts the next tile's first chunk (cp.async into the other X stage, or the register
+   * prefetch) before its MMAs and its output store, so those reads overlap the tile's stores. The
+   * output tile is staged in its own LDS region, so the store never waits for the next tile's copy.
+   */
+  private emitStreamBody(b: Builder, lds: Value): void {
+    const { spec, t, args } = this;
+    const tid = t.workitemId(b, 'x');
+    const lane = b.and(tid, this.wave - 1, 'lane');
+    const waveId = b.lshr(tid, log2(this.wave), 'wave');
+    const wm = b.urem(waveId, spec.waves_m, 'wave.m');
+    const wn = b.udiv(waveId, spec.waves_m, 'wave.n');
+    const tilePixels = spec.tile_h * spec.tile_w;
+    const origin = emitStreamOrigin(b, t, spec, () => ({ kTiles: b.udiv(b.add(args.K, spec.tile_k - 1), spec.tile_k, 'k.tiles') }));
+    const ch = this.denseChannels(b, origin.kTile, undefined);
+    const xBuf = t.globalBuffer(b, args.x, args.x_bytes);
+    const wBuf = t.globalBuffer(b, args.w, args.w_bytes);
+    const layout = streamLds(this.kernelSpec);
+    const xBase = (stage: Value | number) => (typeof stage === 'number' ? b.i32(stage * this.xStageBytes) : b.mul(stage, this.xStageBytes));
+    // Resident weights: chunk c's stage (the one-tile kernel's W stage `c`).
+    const wBase = (chunk: Value | number) =>
+      typeof chunk === 'number' ? b.i32(this.stages * this.xStageBytes + chunk * this.wStageBytes) : b.add(b.mul(chunk, this.wStageBytes), this.stages * this.xStageBytes);
+    const ldsAt = (byteOffset: Value) => b.gep(i8, lds, [byteOffset]);
+    const frag = this.fragmentOffsets(b, lane, wm, wn);
+    const steps = (xSlots: readonly StagingSlot[], wSlots: readonly StagingSlot[]) => this.chunkSteps(b, { ch, xSlots, wSlots, xBuf, wBuf, xBase, wBase, ldsAt });
+    const placeOf = (tile: Value): PixelTileOrigin => ({ kTile: origin.kTile, splitIdx: undefined, flat: { p0: b.mul(tile, tilePixels, 'p0'), pixels: origin.pixels } });
+    const xSlotsOf = (tile: Value) => this.xStagingSlots(b, tid, placeOf(tile), ch);
+    const tileOf = (j: Value) => b.add(origin.slot, b.mul(j, origin.slots), 'stream.tile');
+    const mma = (stage: Value | number, chunk: Value, acc: Value[]) => this.emitMmas(b, ldsAt, xBase(stage), wBase(chunk), frag, acc);
+    const epilogue = (tile: Value, accs: Value[]) => {
+      const eo: EpilogueInputs = { lane, wm, wn, place: placeOf(tile), kBase: ch.kBase, kLimit: ch.kLimit, kOffset: ch.kOffset, Ho: args.Ho, Wo: args.Wo, splitIdx: undefined };
+      if (this.stagedEpilogue) this.emitStagedEpilogue(b, accs, eo, tid, (o) => ldsAt(b.add(o, layout.outOffset)));
+      else this.emitEpilogue(b, accs, eo);
+    };
+
+    // ---- the tile's weights, every chunk, once (the first tile's barrier orders them before any MMA)
+    const weights = steps([], this.wStagingSlots(b, tid, ch));
+    b.forLoop({ from: 0, to: ch.trips, name: 'w.chunk' }, (c) => {
+      weights.storeChunk(weights.loadChunk(c), c);
+    });
+
+    const nAcc = this.g.mTilesPerWave * this.g.nTilesPerWave;
+    const accInit: Value[] = Array.from({ length: nAcc }, () => zero(this.atom.cType));
+    const last = b.sub(ch.trips, 1, 'chunk.last');
+    if (this.schedule === 'async-copy') {
+      // Chunk q of the workgroup's sequence (tile j, chunk c: q = j·trips + c) sits in X stage q & 1.
+      steps(xSlotsOf(origin.slot), []).copyChunk(b.i32(0), 0);
+      b.forLoop({ from: 0, to: origin.tiles, name: 'tile' }, (j) => {
+        const tile = tileOf(j);
+        const q0 = b.mul(j, ch.trips, 'q0');
+        const x = steps(xSlotsOf(tile), []);
+        const looped = b.forLoop({ from: 0, to: last, carried: accInit, name: 'chunk' }, (c, acc) => {
+          const cur = b.and(b.add(q0, c), 1, 'stage');
+          t.asyncCopy!.wait(b, 0);
+          t.barrier(b);
+          x.copyChunk(b.add(c, 1), b.xor(cur, 1));
+          return mma(cur, c, acc);
+        });
+        const cur = b.and(b.add(q0, last), 1, 'stage.last');
+        t.asyncCopy!.wait(b, 0);
+        t.barrier(b);
+        // The next tile's first chunk (past the last tile: the sentinel, nothing read).
+        steps(xSlotsOf(b.add(tile, origin.slots)), []).copyChunk(b.i32(0), b.xor(cur, 1));
+        epilogue(tile, mma(cur, last, looped));
+      });
+      t.asyncCopy!.wait(b, 0);
+      return;
+    }
+    const xVals = (tile: Value, chunk: Value) => steps(xSlotsOf(tile), []).loadChunk(chunk);
+    b.forLoop({ from: 0, to: origin.tiles, carried: xVals(origin.slot, b.i32(0)), name: 'tile' }, (j, pre) => {
+      const tile = tileOf(j);
+      const x = steps(xSlotsOf(tile), []);
+      const stage = (vals: readonly Value[]) => {
+        t.barrier(b);
+        x.storeChunk(vals, 0);
+        t.barrier(b);
+      };
+      const looped = b.forLoop({ from: 0, to: last, carried: [...accInit, ...pre], name: 'chunk' }, (c, carried) => {
+        stage(carried.slice(nAcc));
+        const next = x.loadChunk(b.add(c, 1));
+        return [...mma(0, c, carried.slice(0, nAcc)), ...next];
+      });
+      stage(looped.slice(nAcc));
+      // The next tile's first chunk waits in registers while this tile's last chunk and store run.
+      const next = xVals(b.add(tile, origin.slots), b.i32(0));
+      epilogue(tile, mma(0, last, looped.slice(0, nAcc)));
+      return next;
+    });
   }
 
   /**
