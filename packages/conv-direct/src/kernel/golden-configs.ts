@@ -9,9 +9,9 @@
  * channel / output-channel tails, a 7x7 stem, strides 3 and 4, dilation 2 and a depthwise-like
  * grouped merge of 24 groups; tap-folded small-C kernels (gfx950, gfx942, sm_90); the pointwise (flat-pixel 1x1) kernels on every target and atom
  * family, at strides 1 and 2, with channel tails and a fused epilogue; and whole-map wgmma tiles
- * (dense and split_c), and the wgmma per-tap weight ring (planes and swizzled rows; strides 2 and 1).
- * (dense and split_c), the wgmma per-tap weight ring (planes and swizzled rows), and gfx950's
- * direct-to-LDS weight staging (dense 3x3, pointwise with tails).
+ * (dense and split_c), the wgmma per-tap weight ring (planes and swizzled rows; strides 2 and 1),
+ * gfx950's direct-to-LDS weight staging (dense 3x3, pointwise with tails), and the streaming
+ * pointwise schedule (sm_90 cp.async with an epilogue, gfx950 register prefetch at stride 2).
  */
 import type { Spec } from '../spec.js';
 import { depthwiseSpec, gfx950Spec, pointwiseSpec, sm90Spec, wgmmaSpec } from '../test-fixtures.js';
@@ -72,6 +72,9 @@ export const GOLDEN_CONFIGS: readonly { readonly name: string; readonly spec: Sp
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 })) },
   { name: 'sm90a-wgmma-pointwise-s2-t32x8x128-ck64-w1x2-ctail8-ktail', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 32, tile_k: 128, waves_n: 2 }), { stride_h: 2, stride_w: 2, c_tail: 8, k_tail: true }) },
   { name: 'sm90a-wgmma-pointwise-t16x8x128-ck64-epilogue-relu-bias32-residual', spec: pointwiseSpec(wgmmaSpec({ ck: 64, tile_h: 16, tile_k: 128 }), { epilogue: { act: 'relu', bias: 'fp32', residual: true } }) },
+  // Streaming pointwise (persistent workgroups, resident weights): cp.async on sm_90 with a fused epilogue, register prefetch on gfx950 at stride 2 over two resident chunks.
+  { name: 'sm90-pointwise-stream-t8x16x128-ck64-w2x4-epilogue-silu-bias32', spec: pointwiseSpec(sm90, { tile_w: 16, tile_k: 128, ck: 64, waves_n: 4, stream: { workgroups: 264, chunks: 1 }, epilogue: { act: 'silu', bias: 'fp32', residual: false } }) },
+  { name: 'gfx950-pointwise-stream-s2-t4x32x128-ck32-w2x2', spec: pointwiseSpec(base, { tile_h: 4, tile_k: 128, stride_h: 2, stride_w: 2, stream: { workgroups: 512, chunks: 2 } }) },
   // Tap fold (small C): the S taps along W in the reduction axis, per-wave atoms on every target.
   { name: 'gfx950-fold-stem-7x7-s2-ctail1-t8x32x32-ck32-w1x4', spec: { ...base, R: 7, S: 7, stride_h: 2, stride_w: 2, pad_h: 3, pad_w: 3, tile_k: 32, waves_m: 1, waves_n: 4, c_tail: 1, fold_s: true } },
   { name: 'gfx942-fold-3x3-ctail8-32x32x8-ck8', spec: { ...base, target: 'gfx942', atom: '32x32x8', ck: 8, tile_k: 32, waves_m: 1, c_tail: 8, fold_s: true } },

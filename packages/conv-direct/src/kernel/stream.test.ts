@@ -5,7 +5,8 @@
  * over several chunks, stride 2, channel tails (C 40 -> K 24: c_tail and k_tail's direct stores),
  * and a fused epilogue through the staged store's own LDS region.
  */
-import type { Epilogue, EpilogueScalars } from '@rocke/ir';
+import type { Epilogue } from '@rocke/ir';
+import type { EpilogueScalars } from '../abi.js';
 import { describe, expect, it } from 'vitest';
 import { launchGrid } from '../grid.js';
 import { pointwisePixelTiles, streamTilesPerWorkgroup } from '../pointwise.js';
