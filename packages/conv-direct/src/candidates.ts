@@ -4,7 +4,7 @@
  */
 import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
-import { isPointwiseProblem, pointwiseTiles } from './pointwise.js';
+import { isPointwiseProblem, pointwiseTiles, streamTilesPerWorkgroup } from './pointwise.js';
 import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { residency } from './residency.js';
 import { weightPieceElems } from './kernel/schedule.js';
@@ -471,6 +471,8 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     specs.push(...weightRingVariants(specs, problem), ...wholeMap, ...weightRingVariants(wholeMap, problem));
   }
   if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
+  // Streaming copies of the pointwise specs, with or without the tails below.
+  const streamed = (grid: Spec[]) => (channels && variant === 'pointwise' ? [...grid, ...streamVariants(grid, launchProblem)] : grid);
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
   const check = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
@@ -478,14 +480,14 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     const set = check(grid);
     return joinSets(set, check(ldsDmaVariants(set.valid)));
   };
-  const set = filter(specs);
+  const set = filter(streamed(specs));
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
   // offered tile passing the target's LDS) the compact grid with them.
   const base = { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, channels, tails: true };
-  const tailed = filter(candidateGrid(target, base));
+  const tailed = filter(streamed(candidateGrid(target, base)));
   if (tailed.valid.length > 0 || gridOpts.compact) return tailed;
-  return filter(candidateGrid(target, { ...base, compact: true }));
+  return filter(streamed(candidateGrid(target, { ...base, compact: true })));
 }
 
 /** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */
@@ -546,7 +548,8 @@ function weightRingVariants(specs: readonly Spec[], problem: Problem): Spec[] {
 function ldsDmaVariants(specs: readonly Spec[]): Spec[] {
   const out: Spec[] = [];
   for (const spec of specs) {
-    if (spec.double_buffer || spec.lds_dma || spec.variant === 'depthwise' || isWarpgroupAtom(spec.atom)) continue;
+    // Streaming specs stage their weights once (no per-chunk weight loads to move to LDS).
+    if (spec.double_buffer || spec.lds_dma || spec.stream || spec.variant === 'depthwise' || isWarpgroupAtom(spec.atom)) continue;
     if (!TARGETS[spec.target].ldsDma?.sizes.includes(ATOMS[spec.atom].fragA * ELEMENT_BYTES)) continue;
     const twin: Spec = { ...spec, double_buffer: true, lds_dma: true };
     // Whole slots and the doubled LDS within the target first: residency reads validated geometry.
@@ -600,6 +603,25 @@ function wholeMapVariants(specs: readonly Spec[], problem: Problem): Spec[] {
     const budget = Math.floor((2 * (SPILL_BUDGET_FRACTION * file.maxPerThread - WGMMA_BOOKKEEPING_REGISTERS)) / (perGroup / 64) / 8) * 8;
     const images = new Set([Math.min(WGMMA_MAX_N, budget), budget].map((pixels) => wholeMapImages(Ho, Wo, problem.N, spec, pixels)));
     for (const tile_n of images) if (tile_n !== undefined) out.push({ ...spec, tile_h: Ho, tile_w: Wo, tile_n, whole_map: true });
+  }
+  return out;
+}
+
+/**
+ * Streaming copies (`stream`, kernel/mma.ts) of the per-wave-atom pointwise specs, for a problem
+ * whose pixel tiles outnumber the workgroups the machine keeps resident: each copy keeps the
+ * weights of every chunk of C resident and as many workgroups as the target holds at once
+ * (residency slots), and is offered where that leaves its workgroups two or more tiles each (with
+ * one, streaming only adds LDS). The cost model then prices the overlap (cost-model.ts).
+ */
+function streamVariants(specs: readonly Spec[], problem: Problem): Spec[] {
+  const out: Spec[] = [];
+  for (const spec of specs) {
+    if (isWarpgroupAtom(spec.atom) || spec.stream) continue;
+    const chunks = Math.ceil(problem.C / spec.ck);
+    const sized = { ...spec, stream: { workgroups: 1, chunks } };
+    const copy = { ...spec, stream: { workgroups: residency(sized).slots, chunks } };
+    if (streamTilesPerWorkgroup(copy, problem) >= 2) out.push(copy);
   }
   return out;
 }

@@ -16,6 +16,7 @@ import { DEPTHWISE_PAIR, DEPTHWISE_STAGE_BATCH, depthwiseGeometry, depthwiseRead
 import { launchGrid } from './grid.js';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import { fragmentLoadsPerMma } from './fragments.js';
+import { streamTilesPerWorkgroup } from './pointwise.js';
 import { residency } from './residency.js';
 import { fittedStoreRun, outputElementBytes } from './store-path.js';
 import { reducedChannels, specGeometry, tapFold, wgmmaLds, type Spec } from './spec.js';
@@ -104,6 +105,11 @@ export interface CostFacts {
   readonly busiest: number;
   /** Residency rounds on the busiest unit: ceil(busiest / perUnit). */
   readonly rounds: number;
+  /**
+   * Output stores the busiest unit's workgroups issue one after another, each but the last
+   * overlapping the next one's work: the rounds, times the tiles of a streaming workgroup.
+   */
+  readonly storeRounds: number;
   /** Useful FLOPs / FLOPs computed (partial tiles, channel padding, the block diagonal's zeros). */
   readonly tileUtilization: number;
   /** Channel-loop steps per workgroup and loads kept in flight (LDS stages). */
@@ -160,6 +166,7 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
     perUnit: res.perUnit,
     busiest,
     rounds,
+    storeRounds: rounds * w.tiles,
     tileUtilization: g.flops / (wg * w.flops),
     chunks: w.chunks,
     stages: w.stages,
@@ -174,10 +181,12 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
  * Combines the terms: the throughput terms overlap (the slowest one bounds the launch; a smooth
  * maximum, so every term keeps a say near a tie), the loop's exposed latency and the launches add.
  * The output stores overlap only across residency rounds: a unit's workgroups of one round store
- * together after their loops, so the last round's share (1/rounds of the store term) adds.
+ * together after their loops, so the last round's share (1/rounds of the store term) adds; a
+ * streaming workgroup's tiles are rounds of their own (each tile's store overlaps the next tile's
+ * loads and MMAs), so `storeRounds` counts them.
  */
-export function combineTerms(t: Readonly<Record<CostTerm, number>>, rounds = Infinity): number {
-  const exposed = 1 / rounds;
+export function combineTerms(t: Readonly<Record<CostTerm, number>>, storeRounds = Infinity): number {
+  const exposed = 1 / storeRounds;
   let overlapped = 0;
   let added = t.store * exposed;
   for (const term of COST_TERMS) {
@@ -196,7 +205,7 @@ export function estimateCost(spec: Spec, problem: Problem, splits = 1, coefficie
   const { terms: raw, facts } = costTerms(spec, problem, splits);
   const terms = {} as Record<CostTerm, number>;
   for (const term of COST_TERMS) terms[term] = raw[term] * (coefficients[coefficientKey(term, facts.atomClass)] ?? 1);
-  return { us: combineTerms(terms, facts.rounds), terms, facts };
+  return { us: combineTerms(terms, facts.storeRounds), terms, facts };
 }
 
 /** The cost's terms as one line (for explain). */
@@ -224,6 +233,8 @@ interface WorkgroupWork {
   readonly storeBytes: number;
   readonly chunks: number;
   readonly stages: number;
+  /** Output tiles it computes one after another (1 unless streaming). */
+  readonly tiles: number;
 }
 
 /** One workgroup's work: FLOPs, staged bytes, LDS reads, channel-loop steps. */
@@ -260,8 +271,26 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
   // Weight slots of grouped specs (whose slots may straddle groups) and of channel tails load in pieces.
   const slot = TARGETS[spec.target].vendor === 'amd' ? sg.atom.fragA : 8;
   const waves = Math.ceil(sg.threads / sg.waveSize);
-  const loadInstructions = waves * chunks * (sg.xPasses + sg.wPasses * (slot / weightPieceElems(spec, slot)));
-  return { flops, peakFlops: flops, stagedBytes, loadInstructions, ldsReadBytes, storeBytes, chunks, stages };
+  const wLoads = sg.wPasses * (slot / weightPieceElems(spec, slot));
+  if (spec.stream) {
+    // Streaming: `tiles` pixel tiles in one channel-loop sequence of tiles x chunks steps, the
+    // weights staged once.
+    const tiles = streamTilesPerWorkgroup(spec, problem);
+    const wBytes = chunks * spec.ck * ELEMENT_BYTES * spec.tile_k * taps;
+    return {
+      flops: tiles * flops,
+      peakFlops: tiles * flops,
+      stagedBytes: tiles * (stagedBytes - wBytes) + wBytes,
+      loadInstructions: waves * chunks * (tiles * sg.xPasses + wLoads),
+      ldsReadBytes: tiles * ldsReadBytes,
+      storeBytes: tiles * storeBytes,
+      chunks: tiles * chunks,
+      stages,
+      tiles,
+    };
+  }
+  const loadInstructions = waves * chunks * (sg.xPasses + wLoads);
+  return { flops, peakFlops: flops, stagedBytes, loadInstructions, ldsReadBytes, storeBytes, chunks, stages, tiles: 1 };
 }
 
 /** Bytes one shared-memory wavefront serves: 32 banks of 4 bytes. */
@@ -300,5 +329,6 @@ function depthwiseWork(spec: Spec): WorkgroupWork {
     storeBytes: pixels * spec.tile_k * ELEMENT_BYTES,
     chunks: Math.ceil(d.xPasses / DEPTHWISE_STAGE_BATCH) + Math.ceil(d.wPasses / (4 * DEPTHWISE_STAGE_BATCH)),
     stages: 1,
+    tiles: 1,
   };
 }

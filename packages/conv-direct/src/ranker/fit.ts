@@ -149,7 +149,7 @@ function fitRows(rows: RankerRows): FitRow[] {
       const splits = c.splits ?? 1;
       const { terms, facts } = costTerms(parsed.spec, shape.problem, splits);
       const keys = Object.fromEntries(COST_TERMS.map((t) => [t, coefficientKey(t, facts.atomClass)])) as Record<CostTerm, string>;
-      out.push({ shape: shape.name, run: shape.run, instance, problemKey: key, spec: parsed.spec, name: c.kernelName, problem: shape.problem, splits, medianMs: c.medianMs, raw: terms, rounds: facts.rounds, keys });
+      out.push({ shape: shape.name, run: shape.run, instance, problemKey: key, spec: parsed.spec, name: c.kernelName, problem: shape.problem, splits, medianMs: c.medianMs, raw: terms, rounds: facts.storeRounds, keys });
     }
   }
   return out;

@@ -27,7 +27,7 @@ const NAME = new RegExp(
     `a(?<atom>${alt(ATOM_NAMES)})`,
     'lp(?<lp>\\d+)(?<db>_db)?',
     'cs(?<cs>[01])x(?<xcds>\\d+)x(?<chunk>\\d+)',
-    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?(?<ring>_wr)?(?<fold>_fs)?(?<dma>_ldma)?' +
+    'wgm(?<wgm>\\d+)(?:_iglp(?<iglp>\\d+))?(?:_we(?<we>\\d+))?(?:_gm(?<gm>\\d+))?(?:_n(?<tn>\\d+))?(?:_ct(?<ct>\\d+))?(?<kt>_kt)?(?<whole>_wm)?(?<ring>_wr)?(?<fold>_fs)?(?<dma>_ldma)?(?:_st(?<stw>\\d+)x(?<stc>\\d+))?' +
       `(?:_ep(?<act>${alt([...ACTIVATION_BY_TAG.keys()])})(?:_(?<bias>b32|bd))?(?<res>_res)?)?$`,
   ].join('_'),
 );
@@ -65,6 +65,7 @@ export function specFromKernelName(name: string): SpecResult {
     ...(g['ring'] !== undefined ? { weight_ring: true } : {}),
     ...(g['fold'] !== undefined ? { fold_s: true } : {}),
     ...(g['dma'] !== undefined ? { lds_dma: true } : {}),
+    ...(g['stw'] !== undefined ? { stream: { workgroups: Number(g['stw']), chunks: Number(g['stc']) } } : {}),
     ...(g['act'] !== undefined ? { epilogue: epilogueOf(g['act'], g['bias'], g['res'] !== undefined) } : {}),
   };
   const parsed = parseSpec(spec);
