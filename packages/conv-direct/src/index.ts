@@ -52,6 +52,7 @@ export {
   specFromJson,
   specGeometry,
   stagedSpec,
+  streamLds,
   reducedChannels,
   tapFold,
   wgmmaLds,
@@ -59,6 +60,7 @@ export {
   WEIGHT_RING_X_STAGES,
   WEIGHT_RING_MIN_STAGES,
   type WeightRing,
+  type StreamLds,
   wgmmaStages,
   WGMMA_MAX_STAGES,
   type Spec,
@@ -93,7 +95,7 @@ export {
   depthwiseStagingEfficiency,
   isDepthwiseProblem,
 } from './depthwise.js';
-export { isPointwiseProblem, pointwisePixels, pointwisePixelTiles, pointwisePixelUtilization, pointwiseTilePixels } from './pointwise.js';
+export { isPointwiseProblem, pointwisePixels, pointwisePixelTiles, pointwisePixelUtilization, pointwiseTilePixels, streamSlots, streamTilesPerWorkgroup } from './pointwise.js';
 export {
   C_TAIL_RUNS,
   MAX_ACCUMULATORS_PER_LANE,

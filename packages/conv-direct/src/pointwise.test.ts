@@ -5,11 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { aotCandidates, defaultVariant, problemCandidates } from './candidates.js';
 import { launchGrid } from './grid.js';
-import { pointwisePixelUtilization } from './pointwise.js';
+import { pointwisePixelUtilization, streamSlots, streamTilesPerWorkgroup } from './pointwise.js';
+import { residency } from './residency.js';
+import { outputStaging } from './store-path.js';
 import { estimateCost } from './cost-model.js';
 import { scoreCandidate } from './ranking.js';
 import { benchVariants, selectProblemSpecs } from './selection.js';
-import { kernelName, specGeometry, wgmmaLds } from './spec.js';
+import { kernelName, specGeometry, streamLds, wgmmaLds } from './spec.js';
 import { TARGET_NAMES } from './targets.js';
 import { gfx950Spec, pointwiseSpec, problem1x1, problem3x3, sm90Spec, wgmmaSpec } from './test-fixtures.js';
 import { validate } from './validate.js';
@@ -101,5 +103,72 @@ describe('pointwise AOT grid', () => {
     const aot = aotCandidates('sm_90', 'bf16', 'pointwise').valid;
     expect(aot.length).toBeGreaterThan(0);
     expect(new Set(aot.map((s) => `${s.variant} ${s.R}x${s.S} s${s.stride_h} p${s.pad_h}`))).toEqual(new Set(['pointwise 1x1 s1 p0', 'pointwise 1x1 s2 p0']));
+  });
+});
+
+describe('streaming pointwise (stream)', () => {
+  const st = (base: Parameters<typeof pointwiseSpec>[0], workgroups: number, chunks: number) => pointwiseSpec(base, { stream: { workgroups, chunks } });
+  const mmaSync = sm90Spec({ tile_w: 16, tile_k: 128, ck: 64, waves_n: 4, double_buffer: true });
+
+  it('refuses other variants, the warpgroup MMA, the wrong X staging and too few resident chunks, with reasons', () => {
+    expect(validate({ ...gfx950Spec(), stream: { workgroups: 8, chunks: 1 } })).toEqual({ ok: false, reason: 'stream: the dense variant has no streaming schedule (pointwise only)' });
+    expect(validate(st(wgmmaSpec(), 8, 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/^stream: the warpgroup-MMA kernel has no streaming schedule/) });
+    expect(validate(st({ ...mmaSync, double_buffer: false }, 8, 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/^stream: sm_90 streams with cp.async/) });
+    expect(validate(st({ ...gfx950Spec(), double_buffer: true }, 8, 1))).toEqual({ ok: false, reason: 'stream: the register prefetch streams through one X stage (double_buffer false)' });
+    expect(validate(st(mmaSync, 0, 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/^stream: workgroups and chunks must be >= 1/) });
+    expect(validate(st(mmaSync, 8, 1), problem1x1({ C: 128, K: 128 }))).toEqual({ ok: false, reason: 'stream: C 128 is 2 chunks of ck 64; the spec keeps 1 resident' });
+    expect(validate(st(mmaSync, 8, 2), problem1x1({ C: 128, K: 128 }))).toEqual({ ok: true });
+  });
+
+  it('lays out X stages, one weight stage per chunk and its own output region, and names it', () => {
+    const s = st(mmaSync, 264, 3);
+    expect(kernelName(s)).toMatch(/_st264x3$/);
+    const l = streamLds(s);
+    // The one-tile kernel's two X and two W stages (scratch tails included), plus one more W stage.
+    expect(2 * l.xStageBytes + 2 * l.wStageBytes).toBe(specGeometry(pointwiseSpec(mmaSync)).ldsBytes);
+    expect(l.outOffset).toBe(2 * l.xStageBytes + 3 * l.wStageBytes);
+    expect(l.outBytes).toBe(128 * (128 + 8) * 2);
+    expect(specGeometry(s).ldsBytes).toBe(l.outOffset + l.outBytes);
+    expect(outputStaging(s)).toMatchObject({ passes: 1, bytes: l.outBytes });
+  });
+
+  it('launches min(pixel tiles, workgroups / channel tiles) workgroups per channel tile, each striding over the pixel tiles', () => {
+    const p = problem1x1({ N: 8, H: 56, W: 56, C: 64, K: 256 });
+    const s = st(mmaSync, 264, 1);
+    expect(launchGrid(s, p)).toMatchObject({ wTiles: 132, kTiles: 2, workgroups: 264 });
+    expect(streamTilesPerWorkgroup(s, p)).toBe(2);
+    expect(streamSlots(5, 3, 2)).toBe(2);
+    expect(streamSlots(1, 3, 2)).toBe(1);
+    expect(streamSlots(100, 3, 2)).toBe(3);
+  });
+
+  it('prices tiles in one chunk sequence, the weights staged once, each store but the last overlapped', () => {
+    const p = problem1x1({ N: 8, H: 56, W: 56, C: 128, K: 256 });
+    const one = estimateCost(pointwiseSpec(mmaSync), p);
+    const s = estimateCost(st(mmaSync, 132, 2), p);
+    const tiles = streamTilesPerWorkgroup(st(mmaSync, 132, 2), p);
+    // 196 pixel tiles over 132 / 2 = 66 workgroups per channel tile.
+    expect(tiles).toBe(3);
+    expect(s.facts.chunks).toBe(tiles * one.facts.chunks);
+    expect(s.facts.storeRounds).toBe(s.facts.rounds * tiles);
+    expect(one.facts.storeRounds).toBe(one.facts.rounds);
+    // Weights once: less staged than `tiles` one-tile workgroups.
+    expect(s.facts.stagedPerFlop).toBeLessThan(one.facts.stagedPerFlop);
+  });
+
+  it('is offered as copies of the per-wave pointwise specs where each workgroup gets two or more tiles, and makes the cap of output-heavy shapes', () => {
+    const big = problem1x1({ N: 8, H: 56, W: 56, C: 64, K: 256 });
+    const streams = problemCandidates(big, 'sm_90', { variant: 'pointwise' }).valid.filter((s) => s.stream);
+    expect(streams.length).toBeGreaterThan(0);
+    for (const s of streams) {
+      expect(s.atom).toBe('m16n8k16');
+      expect(s.stream!.chunks).toBe(Math.ceil(64 / s.ck));
+      expect(s.stream!.workgroups).toBe(residency(s).slots);
+      expect(streamTilesPerWorkgroup(s, big)).toBeGreaterThanOrEqual(2);
+    }
+    expect(problemCandidates(problem1x1({ N: 1, H: 14, W: 14, C: 64, K: 64 }), 'sm_90', { variant: 'pointwise' }).valid.some((s) => s.stream)).toBe(false);
+    expect(problemCandidates(big, 'gfx950', { variant: 'pointwise' }).valid.some((s) => s.stream)).toBe(true);
+    const sel = selectProblemSpecs([{ name: 'pw_56_c64_k256', cls: 'pointwise', problem: big }], 'sm_90', { cap: 6 })[0]!;
+    expect(sel.variants.find((v) => v.variant === 'pointwise')!.specs.some((s) => s.stream)).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { aotCandidates, problemCandidates } from '../candidates.js';
 import type { Problem } from '../problem.js';
 import { kernelName, VARIANTS, withEpilogue, type Spec } from '../spec.js';
 import { TARGET_NAMES } from '../targets.js';
+import { GOLDEN_CONFIGS } from '../kernel/golden-configs.js';
 import { specFromKernelName } from './spec-from-name.js';
 
 /** Every activation, bias kind and residual at least once (underscored activations too). */
@@ -65,6 +66,14 @@ describe('specFromKernelName over every name conv-direct builds', () => {
     const specs = [...problemCandidates(stem, 'gfx950').valid, ...problemCandidates(pw, 'gfx950').valid].filter((s) => s.fold_s || s.lds_dma);
     expect([specs.some((s) => s.fold_s), specs.some((s) => s.lds_dma)]).toEqual([true, true]);
     for (const spec of specs) expectRoundTrip(spec);
+  });
+
+  it('reads back streaming pointwise specs (st tag), bare and fused', () => {
+    for (const c of GOLDEN_CONFIGS.filter((g) => g.spec.stream)) {
+      expect(specFromKernelName(kernelName(c.spec))).toEqual({ ok: true, spec: c.spec });
+      const { epilogue: _, ...bare } = c.spec;
+      expect(specFromKernelName(kernelName(bare))).toEqual({ ok: true, spec: bare });
+    }
   });
 
   it('refuses a bare epilogue written out and an unknown activation', () => {
