@@ -1,6 +1,6 @@
 /**
  * The streaming pointwise schedule (`stream`) in the interpreter against the naive fp64 conv, on
- * gfx950 (MFMA, register prefetch through one X stage) and sm_90 (mma.sync, cp.async into two):
+ * gfx950 and gfx942 (MFMA, register prefetch through one X stage) and sm_90 (mma.sync, cp.async into two):
  * few workgroups so each computes several pixel tiles (the last one partial), weights resident
  * over several chunks, stride 2, channel tails (C 40 -> K 24: c_tail and k_tail's direct stores),
  * and a fused epilogue through the staged store's own LDS region.
@@ -41,6 +41,7 @@ const cases: Case[] = [
   { name: 'gfx950 s1, 2 chunks resident, 4 workgroups over 2 channel tiles', spec: stream(mfma, 4, 2), problem: problem1x1({ N: 2, H: 9, W: 11, C: 64, K: 64 }), tiles: 4 },
   { name: 'gfx950 s2 C 40 -> K 24 (c_tail, k_tail), one workgroup', spec: stream(mfma, 1, 2, { ...s2, ...tails }), problem: problem1x1({ ...ps2, N: 1, H: 13, W: 15, C: 40, K: 24 }), tiles: 2 },
   { name: 'gfx950 s2 fused epilogue, one workgroup', spec: stream(mfma, 1, 1, { ...s2, epilogue: full }), problem: problem1x1({ ...ps2, N: 2, H: 11, W: 13, C: 32, K: 32 }), tiles: 3 },
+  { name: 'gfx942 32x32x8 fp16 s1, 3 chunks resident, 2 workgroups', spec: stream(gfx950Spec({ target: 'gfx942', atom: '32x32x8', dtype: 'fp16', tile_h: 2, tile_w: 32, tile_k: 32, ck: 16, waves_m: 1, waves_n: 2 }), 2, 3), problem: problem1x1({ N: 2, H: 7, W: 10, C: 48, K: 32, dtype: 'fp16' }), tiles: 2 },
   // 75 pixels = 3 tiles, the last of 11 pixels, in one workgroup; C 48 = 3 resident chunks of 16.
   { name: 'sm_90 cp.async s1, 3 chunks resident, one workgroup', spec: stream(mmaSync, 1, 3), problem: problem1x1({ N: 3, H: 5, W: 5, C: 48, K: 32 }), tiles: 3 },
   { name: 'sm_90 cp.async s2 C 40 -> K 24 (c_tail 8, k_tail), 2 workgroups', spec: stream(mmaSync, 2, 3, { ...s2, ...tails }), problem: problem1x1({ ...ps2, N: 2, H: 13, W: 11, C: 40, K: 24 }), tiles: 2 },
