@@ -68,6 +68,14 @@ describe('lds_dma numerics (interpreter vs naive fp64 conv)', () => {
     expect(mismatches(y, naiveConv(c.problem, x, w2), c.problem.dtype, 9 * c.problem.C).count).toBeGreaterThan(100);
   });
 
+  it('a kernel built without the vmcnt wait is caught by the interpreter at the barrier', () => {
+    const c = cases[2]!;
+    const g = problemGeometry(c.problem);
+    const kernel = buildConvKernel(c.spec, { mutation: { skipLdsDmaWait: true } });
+    expect(() => interpretConv(kernel, c.problem, randomBits(g.xBytes / 2, c.problem.dtype, 1), randomBits(g.wBytes / 2, c.problem.dtype, 2)))
+      .toThrow(/direct-to-LDS load not waited for: thread 0 reaches the barrier/);
+  });
+
   it('gives the bits of the register-prefetch kernel of the same tile (same sums, same order)', () => {
     const c = cases[0]!;
     const { x, w } = run(c);

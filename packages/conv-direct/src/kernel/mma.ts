@@ -503,7 +503,7 @@ class MmaConvBuilder {
       const out = b.forLoop({ from: 0, to: trips, carried: [...accInit, ...pre], name: 'chunk' }, (i, carried) => {
         iglp();
         const cur = b.and(i, 1, 'stage');
-        dma?.wait(b);
+        if (!this.mutation?.skipLdsDmaWait) dma?.wait(b);
         t.barrier(b);
         storeChunk(carried.slice(nAcc), b.xor(cur, 1));
         if (dma) dmaChunk(b.add(i, 1), b.xor(cur, 1));

@@ -131,6 +131,8 @@ export interface BuildMutation {
   readonly dropTap?: boolean;
   /** Tap-folded specs: stage reduction element q as (s, c) = (q % S, q / S) instead of (q / C, q % C). */
   readonly transposeTapFold?: boolean;
+  /** Direct-to-LDS weights (`lds_dma`): no vmcnt wait before the barrier that publishes a stage. */
+  readonly skipLdsDmaWait?: boolean;
 }
 
 /**
