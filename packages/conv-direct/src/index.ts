@@ -238,26 +238,21 @@ export {
 export { benchTrials, compiledSelection, type CompiledSelection } from './bench-plan.js';
 export { CONV_DIRECT_FAMILY, convDirectFamily, describeConvSpec, problemSetFamily, type ConvDirectFamilyOptions } from './family.js';
 export { candidateCoverage, problemCoverage, rejectionRule, type ProblemCoverage, type RejectionRule } from './coverage.js';
+// What a command line knows of a problem (src/op/): the readers of flags, suite rows, MIOpen logs
+// and operand shapes; `rocke plan`'s report; why a problem has no kernel.
 export {
   OPERAND_PROBLEM_FLAGS,
   PROBLEM_FLAGS,
   PROBLEM_SET_USAGE,
   PROBLEM_USAGE,
-  isUncovered,
   operandShapes,
-  planReport,
   problemFromFlags,
   problemFromOperands,
   problemFromSuiteRow,
   readMiopenLog,
-  specDetail,
-  uncoveredReason,
-  type CachedKernels,
   type MiopenLog,
-  type PlanReport,
-  type PlanReportOptions,
-  type RankingEntry,
-} from './op/index.js';
+} from './op/problem-input.js';
+export { isUncovered, planReport, specDetail, uncoveredReason, type CachedKernels, type PlanReport, type PlanReportOptions, type RankingEntry } from './op/plan-report.js';
 export { wholeMapImages, wholeMapLayout, type WholeMapFields, type WholeMapLayout } from './whole-map.js';
 export {
   chooseConv,
