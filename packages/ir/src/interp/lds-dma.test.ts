@@ -11,7 +11,7 @@ import { WAITCNT_VMCNT0 } from '../targets/amd.js';
 import { gfx942, gfx950, sm_90 } from '../targets/index.js';
 import type { Target } from '../targets/target.js';
 import { TargetError } from '../targets/target.js';
-import { compile, disassemble, findToolchain } from '../toolchain.js';
+import { compile, disassemble, findToolchain, type CompileResult } from '../toolchain.js';
 import { array, i32, i8, ptr, vec } from '../types.js';
 import { interpret } from './index.js';
 
@@ -148,10 +148,15 @@ describe('interpreter: direct-to-LDS buffer loads', () => {
   });
 });
 
+const amdObject = (r: CompileResult): Uint8Array => {
+  if (r.vendor !== 'amd') throw new Error(`expected an AMD code object, got ${r.vendor}`);
+  return r.object;
+};
+
 describe('LLVM 22', () => {
   const tc = findToolchain();
   const code = async (t: Target, size: number) =>
-    (await disassemble((await compile(printModule(dmaKernel(t, { size })), t, { toolchain: tc })).object as Uint8Array, t, tc))
+    (await disassemble(amdObject(await compile(printModule(dmaKernel(t, { size })), t, { toolchain: tc })), t, tc))
       .split('\n').map((l) => l.split('//')[0]!.trim().replace(/\s+/g, ' ')).filter((l) => l.length > 0);
 
   it.each([['gfx950', gfx950, 16, 'buffer_load_dwordx4'], ['gfx942', gfx942, 4, 'buffer_load_dword']] as const)('%s: %i bytes become %s ... lds, M0 set, vmcnt(0) before the barrier', async (_, t, size, mnemonic) => {
