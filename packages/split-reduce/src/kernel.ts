@@ -16,12 +16,13 @@
  *
  * With an `epilogue` (split_c's fused epilogue) each finished fp32 sum goes through @rocke/ir's
  * store epilogue before the cast: after the whole fixed-order fold, so results stay bit-identical
- * run to run. A vector group reads its bias run when its channels cannot wrap past K (K and
+ * run to run. Its bias and residual reads are issued before the fold, next to slice 0's loads, so
+ * their memory latency overlaps the fold's instead of following it. A vector group reads its bias run when its channels cannot wrap past K (K and
  * channel0 multiples of the vector width), else the group takes the scalar path.
  */
 import {
   bfloat, f32, getTarget, half, i16, i32, i64, i8, kernargArgs, kernargParams, openEpilogue, printModule, ptr, vec,
-  type Builder, type GlobalBuffer, type KernelParam, type Module, type StoreEpilogue, type Target, type Type, type Value,
+  type Builder, type EpiloguePosition, type GlobalBuffer, type KernelParam, type Module, type StoreEpilogue, type Target, type Type, type Value,
 } from '@rocke/ir';
 import { CHANNEL_ARGS, KERNARG_TABLE, kernargTable } from './abi.js';
 import { SplitReduceError } from './errors.js';
@@ -127,11 +128,13 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
     const loadsPerGroup = vw / ELEMENTS_PER_LOAD;
     const offsets = groupStart.flatMap((start) =>
       Array.from({ length: loadsPerGroup }, (_, l) => wsOffset(l === 0 ? start : b.add(start, l * ELEMENTS_PER_LOAD))));
+    // The epilogue's bias and residual reads go out with slice 0's: their latency overlaps the fold's.
+    const ahead = groupStart.map((start) => finish.read(start, vw));
     const sums = fold(offsets, vec(ELEMENTS_PER_LOAD, f32), 16, spec.slicesPerStep);
     groupStart.forEach((start, g) => {
       const parts = sums.slice(g * loadsPerGroup, (g + 1) * loadsPerGroup);
       const wide = parts.length === 1 ? parts[0]! : b.shuffleVector(parts[0]!, parts[1]!, [0, 1, 2, 3, 4, 5, 6, 7]);
-      const narrow = b.fptrunc(finish.apply(wide, start), vec(vw, outType), 'rounded');
+      const narrow = b.fptrunc(finish.apply(wide, start, ahead[g]!), vec(vw, outType), 'rounded');
       // Stored as dwords: every target stores i32 vectors the same way.
       t.globalStore(b, yBuf, yOffset(start), b.bitcast(narrow, vec(vw / 2, i32)), { align: vw * outBytes });
     });
@@ -140,9 +143,10 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
 
   // Partial tile or misaligned views: one element at a time, the buffer ranges doing the bounds checks.
   const elements = groupStart.flatMap((start) => Array.from({ length: vw }, (_, j) => (j === 0 ? start : b.add(start, j))));
+  const aheadOne = elements.map((e) => finish.read(e, 1));
   const sums = fold(elements.map(wsOffset), f32, 4, 1);
   elements.forEach((e, n) => {
-    const rounded = b.fptrunc(finish.apply(sums[n]!, e), outType);
+    const rounded = b.fptrunc(finish.apply(sums[n]!, e, aheadOne[n]!), outType);
     t.globalStore(b, yBuf, yOffset(e), b.bitcast(rounded, i16), { align: outBytes });
   });
   b.ret();
@@ -150,14 +154,21 @@ function emitBody(t: Target, b: Builder, spec: SplitReduceSpec): void {
 
 /** The fused epilogue at element `element` of this launch, and what its vector path needs aligned. */
 interface Finish {
-  apply(sum: Value, element: Value): Value;
+  /** The bias and residual of the `n` elements from `element`, read now (before the fold) for {@link Finish.apply}. */
+  read(element: Value, n: number): Pick<EpiloguePosition, 'bias' | 'residual'>;
+  apply(sum: Value, element: Value, ahead: Pick<EpiloguePosition, 'bias' | 'residual'>): Value;
   /** Bits that must be zero for vector groups: bias and residual alignment, K and channel0 multiples of the width. */
   vectorMisaligned?: (lowBits: (p: Value, bytes: number) => Value) => Value;
 }
 
+/** The defined fields of a position's early reads (a position omits what the epilogue does not read). */
+function readsOf(bias: Value[] | undefined, residual: Value[] | undefined): Pick<EpiloguePosition, 'bias' | 'residual'> {
+  return { ...(bias ? { bias } : {}), ...(residual ? { residual } : {}) };
+}
+
 function epilogueAt(t: Target, b: Builder, spec: SplitReduceSpec): Finish {
   const e = spec.epilogue;
-  if (!e) return { apply: (sum) => sum };
+  if (!e) return { read: () => ({}), apply: (sum) => sum };
   const ep: StoreEpilogue = openEpilogue(t, b, e, spec.dtype);
   const vw = spec.vectorWidth;
   const outBytes = DTYPE_BYTES[spec.dtype];
@@ -165,7 +176,8 @@ function epilogueAt(t: Target, b: Builder, spec: SplitReduceSpec): Finish {
     // No channel to find: the residual is read at the element itself.
     const zero = b.i32(0);
     return {
-      apply: (sum, element) => ep.apply(b, sum, { channel: zero, element }),
+      read: (element, n) => readsOf(undefined, ep.loadResidual(b, element, n)),
+      apply: (sum, element, ahead) => ep.apply(b, sum, { channel: zero, element, ...ahead }),
       vectorMisaligned: e.residual ? (low) => low(b.arg('residual'), vw * outBytes) : undefined,
     };
   }
@@ -173,8 +185,10 @@ function epilogueAt(t: Target, b: Builder, spec: SplitReduceSpec): Finish {
   const channels = b.smax(position.channels, 1, 'channels');
   const { channel0 } = position;
   const biasBytes = e.bias === 'fp32' ? 4 : outBytes;
+  const channelOf = (element: Value) => b.urem(b.add(channel0, element), channels, 'channel');
   return {
-    apply: (sum, element) => ep.apply(b, sum, { channel: b.urem(b.add(channel0, element), channels, 'channel'), element }),
+    read: (element, n) => readsOf(ep.loadBias(b, channelOf(element), n), ep.loadResidual(b, element, n)),
+    apply: (sum, element, ahead) => ep.apply(b, sum, { channel: channelOf(element), element, ...ahead }),
     vectorMisaligned: (low) => {
       let bits = b.or(b.zext(b.and(b.or(channels, channel0), vw - 1), i64), low(b.arg('bias'), Math.min(16, vw * biasBytes)));
       if (e.residual) bits = b.or(bits, low(b.arg('residual'), vw * outBytes));
