@@ -3,7 +3,7 @@
  * estimated registers. The planners use it to decide whether a grid fills the machine.
  */
 import { TARGETS } from '@rocke/ir';
-import { specGeometry, type Spec } from './spec.js';
+import { specGeometry, withEpilogue, type Spec } from './spec.js';
 import { registerEstimate } from './spill.js';
 
 
@@ -26,11 +26,12 @@ export interface Residency {
  * memory per unit / (LDS bytes + the runtime's per-block reservation). Registers: AMD, a workgroup
  * puts ceil(waves/4) waves on each SIMD, each needing the estimated registers out of 512 per lane;
  * sm_90, threads x registers out of 65536 per SM. Blocks: the sm_90 cap of 32 per SM.
+ * `extraRegisters` per lane are added to the estimate (what holding them would cost).
  */
-export function residency(spec: Spec): Residency {
+export function residency(spec: Spec, extraRegisters = 0): Residency {
   const t = TARGETS[spec.target];
   const g = specGeometry(spec);
-  const regs = Math.ceil(registerEstimate(spec).live / 8) * 8;
+  const regs = Math.ceil((registerEstimate(spec).live + extraRegisters) / 8) * 8;
   const threads = Math.floor(t.maxThreadsPerUnit / g.threads);
   const shared = Math.floor(t.sharedBytesPerUnit / (g.ldsBytes + t.sharedReservedPerBlock));
   let registers: number;
@@ -56,4 +57,14 @@ export function residency(spec: Spec): Residency {
   // A spec that passed validation always runs (registers spill rather than refuse a launch).
   perUnit = Math.max(1, perUnit);
   return { perUnit, slots: perUnit * t.computeUnits, limits: { threads, shared, registers, blocks }, limitedBy, registersPerLane: regs };
+}
+
+/**
+ * Whether a kernel may hold `extraRegisters` more per lane (a fused epilogue's reads issued ahead of
+ * its stores) without losing a resident workgroup: the residency of its bare form (no epilogue)
+ * with them is the residency without them.
+ */
+export function registersToSpare(spec: Spec, extraRegisters: number): boolean {
+  const bare = withEpilogue(spec, undefined);
+  return residency(bare, extraRegisters).perUnit >= residency(bare).perUnit;
 }

@@ -47,11 +47,10 @@ export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   const target = TARGETS[spec.target];
   if (spec.variant === 'depthwise') {
     // No fragments: accumulators, the pair's R x S weights ("A") and one window row of inputs ("B"), in f32;
-    // a fused residual is read ahead of the staging, one 32-bit pair per output pixel held to the stores.
+    // a fused epilogue reads after the tap loop, so it holds nothing through it.
     const d = depthwiseGeometry(spec);
     const budget = registerBudget(spec, Math.ceil(d.threads / d.waveSize));
-    const prefetch = spec.epilogue?.residual ? d.rowsPerThread * d.columnsPerThread : 0;
-    return { acc: d.accPerLane, prefetch, bFrags: DEPTHWISE_PAIR * d.columnsRead, aFrags: d.weightRegisters, tails: 0, slots: 0, live: d.liveRegisters + prefetch, budget };
+    return { acc: d.accPerLane, prefetch: 0, bFrags: DEPTHWISE_PAIR * d.columnsRead, aFrags: d.weightRegisters, tails: 0, slots: 0, live: d.liveRegisters, budget };
   }
   const dwordsA = g.atom.fragA / 2;
   const dwordsB = g.atom.fragB / 2;

@@ -69,12 +69,6 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
   const bufferAt = (i: number) => (i % 2 === 0 ? ldsAt : (byteOffset: Value) => ldsAt(b.add(byteOffset, g.xBytes)));
   const images = Array.from({ length: g.images }, (_, i) => (i === 0 ? origin : nextImage(b, args, origin, i)));
 
-  const epilogue = openStoreEpilogue(t, b, spec);
-  // Fused: the thread's output pixels and the epilogue's reads first, so that the reads' latency
-  // hides behind the staging and the tap loop instead of sitting before the stores.
-  const prefetch = (o: Origin) => (epilogue ? prefetchEpilogue(b, t, args, g, epilogue, { tid, kBase, origin: o }) : undefined);
-  let early = prefetch(origin);
-
   stageInput(b, args, t, g, tid, origin, cBase, ldsAt);
   stageWeights(b, args, t, spec, g, tid, kBase, ldsAt);
   // The halo's copies (none where C % 8 != 0: an empty group) land before a barrier publishes them.
@@ -82,7 +76,6 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
   let threads: ThreadMap | undefined;
   for (let i = 0; i < g.images; i++) {
     const next = i + 1 < g.images;
-    if (i > 0) early = prefetch(images[i]!);
     // The next image's halo goes to the other buffer while this one is computed: with async
     // copies (sm_90) all in flight during the tap loop; the barrier ending the previous image
     // made that buffer free.
@@ -92,15 +85,15 @@ function emitDepthwiseBody(b: Builder, args: KernelArgs, t: Target, spec: Spec, 
     }
     t.asyncCopy?.wait(b, next ? 1 : 0);
     t.barrier(b);
-    threads ??= early?.threads ?? threadMap(b, g, tid);
+    threads ??= threadMap(b, g, tid);
     const w = loadWeights(b, spec, g, threads.pair, ldsAt);
     const acc = emitTaps(b, spec, g, w, threads, bufferAt(i));
-    if (early && epilogue) {
-      emitStores(b, args, t, spec, acc, early.yBuf, early.out, { epilogue, reads: early.reads });
-    } else {
-      const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
-      emitStores(b, args, t, spec, acc, yBuf, outputPixels(b, args, g, { kBase, ...threads, origin: images[i]! }), undefined);
-    }
+    // A fused epilogue opens after the tap loop and reads there: its arguments and reads held through
+    // the loop would cost the kernel resident workgroups, which its short blocks need more than the
+    // reads' latency (other workgroups' loops hide it).
+    const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
+    const epilogue = openStoreEpilogue(t, b, spec);
+    emitStores(b, args, t, spec, acc, yBuf, outputPixels(b, args, g, { kBase, ...threads, origin: images[i]! }), epilogue);
     // Every thread's reads of this buffer end before the image after next stages into it.
     if (next) t.barrier(b);
   }
@@ -336,36 +329,6 @@ function outputPixels(b: Builder, args: KernelArgs, g: DepthwiseGeometry, o: Thr
   return { k, pixels };
 }
 
-/** The epilogue's reads for the whole-pair stores, made ahead of the staging: the pair's bias, each pixel's residual pair and store offset. */
-interface EarlyReads {
-  readonly bias: Value[] | undefined;
-  readonly residual: (Value[] | undefined)[];
-  /** Byte offset of each pixel's pair in y when K is even (the sentinel where the pixel or the pair is outside y). */
-  readonly offsets: Value[];
-}
-
-/** The thread map, y's buffer, the output pixels and the epilogue's reads, ahead of the staging. */
-function prefetchEpilogue(
-  b: Builder,
-  t: Target,
-  args: KernelArgs,
-  g: DepthwiseGeometry,
-  epilogue: StoreEpilogue,
-  o: { tid: Value; kBase: Value; origin: Origin },
-): { threads: ThreadMap; yBuf: GlobalBuffer; out: ThreadOutputs; reads: EarlyReads } {
-  const threads = threadMap(b, g, o.tid);
-  const yBuf = t.globalBuffer(b, args.y, args.y_bytes);
-  const out = outputPixels(b, args, g, { ...threads, kBase: o.kBase, origin: o.origin });
-  const bias = epilogue.loadBias(b, out.k, P);
-  // Only whole pairs read early (the per-element tail reads its own); any other pixel reads at the
-  // sentinel, past every buffer, so no early read is misaligned or out of range. The offsets are
-  // kept for the stores, one register per pixel instead of its element and its bounds check.
-  const whole = b.and(b.icmp('eq', b.and(args.K, P - 1), 0), b.icmp('ult', out.k, args.K), 'early.pairs');
-  const offsets = out.pixels.map((px) => b.select(b.and(whole, px.ok), b.mul(px.elem, E), SENTINEL_OFFSET));
-  const residual = offsets.map((off) => epilogue.loadResidual(b, b.udiv(off, E), P));
-  return { threads, yBuf, out, reads: { bias, residual, offsets } };
-}
-
 /** One 4-byte NHWK store per output pixel (K even), else 2-byte stores each checked against K. */
 function emitStores(
   b: Builder,
@@ -375,7 +338,7 @@ function emitStores(
   acc: readonly Value[],
   yBuf: GlobalBuffer,
   out: ThreadOutputs,
-  fused: { epilogue: StoreEpilogue; reads: EarlyReads } | undefined,
+  epilogue: StoreEpilogue | undefined,
 ): void {
   const K = args.K;
   const elem = spec.dtype === 'bf16' ? bfloat : half;
@@ -388,20 +351,21 @@ function emitStores(
       const inK = b.icmp('ult', k, K);
       const offsetOf = (px: OutputPixel) => b.select(b.and(px.ok, inK), b.mul(px.elem, E), SENTINEL_OFFSET);
       const storePair = (bb: Builder, off: Value, v: Value) => t.globalStore(bb, yBuf, off, bb.bitcast(bb.fptrunc(v, vec(P, elem)), vec(P, i16)), { align: P * E });
-      if (fused) {
-        const { bias, residual, offsets } = fused.reads;
-        fused.epilogue.storeAll(b, out.pixels.map((px, i) => () => {
-          const off = offsets[i]!;
-          const at = { channel: k, element: px.elem, ...(bias ? { bias } : {}), ...(residual[i] ? { residual: residual[i] } : {}) };
-          return { acc: acc[i]!, at, store: (bb: Builder, v: Value) => storePair(bb, off, v) };
-        }));
+      if (epilogue) {
+        // The pair's bias once, and every pixel's residual pair (one register each, half its
+        // accumulators') before the first store: one memory latency for the thread's stores.
+        const bias = epilogue.loadBias(b, k, P);
+        epilogue.storeAll(b, out.pixels.map((px, i) => () => {
+          const off = offsetOf(px);
+          return { acc: acc[i]!, at: { channel: k, element: px.elem, ...(bias ? { bias } : {}) }, store: (bb: Builder, v: Value) => storePair(bb, off, v) };
+        }), out.pixels.length);
         return [];
       }
       out.pixels.forEach((px, i) => storePair(b, offsetOf(px), acc[i]!));
       return [];
     },
     () => {
-      out.pixels.forEach((px, i) => emitElementStores(b, t, yBuf, fused?.epilogue, { acc: acc[i]!, ...px }, { k, K, elem }));
+      out.pixels.forEach((px, i) => emitElementStores(b, t, yBuf, epilogue, { acc: acc[i]!, ...px }, { k, K, elem }));
       return [];
     },
     'y.store',

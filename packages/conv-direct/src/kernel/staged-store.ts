@@ -15,14 +15,16 @@ import { bfloat, f32, half, vec, type Builder, type EpilogueStore, type StoreEpi
 import type { Spec } from '../spec.js';
 import { outputElementBytes, outputStaging, stagedElementBytes, stagedOutputStride, type OutputStaging } from '../store-path.js';
 import type { PixelTileOrigin, TileOrigin } from './grid-decode.js';
+import { registersToSpare } from '../residency.js';
 import { ConvKernelError, SENTINEL_OFFSET, emitOutputSliceBase, openStoreEpilogue, variantArg, type KernelArgs } from './open.js';
 import { emitPixelOutput } from './pixels.js';
 
 /**
- * Registers of bias and residual reads a thread issues ahead of its staged stores: four 16-byte
- * residual vectors, twice the budget of a store from the accumulators (@rocke/ir's
- * PREFETCH_REGISTERS), since the accumulators are in LDS by then and their registers are free.
- * Each read's LDS value waits with it (fp32: 8 registers per 16-byte output vector).
+ * Registers of residual reads a thread issues before the staging's barriers, while its accumulators
+ * are still live: four 16-byte residual vectors, twice the budget of a store from the accumulators
+ * (@rocke/ir's PREFETCH_REGISTERS). Only kernels with registers to spare read that early
+ * (`registersToSpare`: holding them costs no resident workgroup); the rest of a band's reads, and
+ * the bias, follow its LDS writes.
  */
 const STAGED_PREFETCH_REGISTERS = 16;
 
@@ -97,31 +99,39 @@ export function emitStagedTileStore(b: Builder, o: StagedTileInputs, writeBand: 
     outBuf = spec.variant === 'split_c' ? t.globalBuffer(b, variantArg(args, 'ws'), variantArg(args, 'ws_bytes')) : t.globalBuffer(b, args.y, args.y_bytes);
     band = bandVectors(b, o, tile);
     epilogue = openStoreEpilogue(t, b, spec);
-    // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
-    bias = epilogue && o.threads % perPixel === 0 ? epilogue.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec) : undefined;
     return band;
   };
-  // Fused: the tile's addresses, the bias and the first residual reads are issued before the
-  // staging, so their latency passes behind the barriers and LDS writes instead of the stores.
-  if (spec.epilogue) open();
+  const perThread = (n: number) => Math.ceil(n / o.threads);
+  // Fused, with registers to spare: the tile's addresses and its first residual reads are issued
+  // before the staging, so their latency passes behind the barriers and LDS writes.
+  const firstCount = Math.min(perThread(bandVectorCount(spec, tile)), Math.floor(STAGED_PREFETCH_REGISTERS / (perVec / 2)));
+  const ahead = spec.epilogue?.residual === true && registersToSpare(spec, (firstCount * perVec) / 2);
+  if (ahead) open();
   for (let pass = 0; pass < tile.staging.passes; pass++) {
-    const perThread = (n: number) => Math.ceil(n / o.threads);
-    const early = band ? earlyResidualReads(b, band(pass), perThread, epilogue, perVec) : [];
+    const early = band && ahead ? residualReads(b, band(pass), 0, firstCount, epilogue) : [];
     t.barrier(b);
     writeBand(pass);
+    // The band's accumulators are in LDS now, their registers free: the bias (once) and the band's
+    // other residual reads (half those registers: 2-byte elements for 4-byte sums) go out before
+    // the barrier, all at once, so a thread waits out one memory latency per band instead of one
+    // per batch of stores.
+    const rest = spec.epilogue ? (band ?? open())(pass) : undefined;
+    // A thread's channels are the same in every vector it stores when the threads cover whole pixels: one bias read.
+    if (rest && pass === 0 && o.threads % perPixel === 0) bias = epilogue!.loadBias(b, channelOf(b.add(o.kBase, b.mul(b.urem(tid, perPixel), perVec))), perVec);
+    const reads = rest ? [...early, ...residualReads(b, rest, early.length, perThread(rest.count), epilogue)] : [];
     t.barrier(b);
-    const vector = (band ?? open())(pass);
+    const vectors = (band ?? open())(pass);
     const buf = outBuf!;
     const fused: (() => EpilogueStore)[] = [];
-    for (let j = 0; j < perThread(vector.count); j++) {
+    for (let j = 0; j < perThread(vectors.count); j++) {
       if (!epilogue) {
-        const x = vector.at(j);
+        const x = vectors.at(j);
         t.globalStore(b, buf, x.off, x.val, { align: 16 });
         continue;
       }
       fused.push(() => {
-        const x = early[j]?.x ?? vector.address(j);
-        const residual = early[j]?.residual;
+        const x = reads[j]?.x ?? vectors.address(j);
+        const residual = reads[j]?.residual;
         const at = { channel: channelOf(x.k), element: x.elem, ...(bias ? { bias } : {}), ...(residual ? { residual } : {}) };
         return { acc: x.load(), at, store: (bb, v) => t.globalStore(bb, buf, x.off, bb.fptrunc(v, vec(perVec, outElem)), { align: 16 }) };
       });
@@ -130,22 +140,27 @@ export function emitStagedTileStore(b: Builder, o: StagedTileInputs, writeBand: 
   }
 }
 
-/**
- * The residual reads issued before a band's staging: those of the thread's first vectors, up to
- * {@link STAGED_PREFETCH_REGISTERS} registers (the accumulators are still live while they wait).
- */
-function earlyResidualReads(b: Builder, vector: BandVectors, perThread: (n: number) => number, epilogue: StoreEpilogue | undefined, perVec: number) {
+/** The residual reads of the thread's vectors `from` to `to` of a band (none without a residual). */
+function residualReads(b: Builder, vector: BandVectors, from: number, to: number, epilogue: StoreEpilogue | undefined) {
   if (!epilogue?.epilogue.residual) return [];
-  const count = Math.min(perThread(vector.count), Math.floor(STAGED_PREFETCH_REGISTERS / (perVec / 2)));
-  return Array.from({ length: count }, (_, j) => {
-    const x = vector.address(j);
+  const perVec = vector.perVector;
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => {
+    const x = vector.address(from + i);
     return { x, residual: epilogue.loadResidual(b, x.elem, perVec) };
   });
+}
+
+/** The 16-byte vectors of one band of the staged tile (every band holds as many). */
+function bandVectorCount(spec: Spec, tile: StagedTile): number {
+  const perPixel = spec.tile_k / (16 / outputElementBytes(spec));
+  return ((spec.tile_n * spec.tile_h) / tile.staging.passes) * spec.tile_w * perPixel;
 }
 
 /** A band's 16-byte vectors: how many, and the thread's j-th one (see {@link bandVectors}). */
 interface BandVectors {
   readonly count: number;
+  /** Output elements per 16-byte vector. */
+  readonly perVector: number;
   at(j: number): { val: Value; off: Value; elem: Value; k: Value };
   /** The same vector with its LDS read left for later (the read must follow the staging). */
   address(j: number): { load: () => Value; off: Value; elem: Value; k: Value };
@@ -163,7 +178,7 @@ function bandVectors(b: Builder, o: StagedTileInputs, tile: StagedTile): (pass: 
   const perVec = 16 / E;
   const perPixel = spec.tile_k / perVec;
   const { passes, rowsPerOwner } = tile.staging;
-  const count = ((spec.tile_n * spec.tile_h) / passes) * spec.tile_w * perPixel;
+  const count = bandVectorCount(spec, tile);
   const outElem = spec.variant === 'split_c' ? f32 : spec.dtype === 'bf16' ? bfloat : half;
   const stageElem = S === E ? outElem : f32;
   const sliceBase = emitOutputSliceBase(b, args, o.splitIdx);
@@ -225,6 +240,7 @@ function bandVectors(b: Builder, o: StagedTileInputs, tile: StagedTile): (pass: 
   };
   return (pass) => ({
     count,
+    perVector: perVec,
     at(j) {
       const x = vectorAt(pass, j);
       const val = x.load();
