@@ -471,23 +471,24 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     specs.push(...weightRingVariants(specs, problem), ...wholeMap, ...weightRingVariants(wholeMap, problem));
   }
   if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
-  // Streaming copies of the pointwise specs, with or without the tails below.
-  const streamed = (grid: Spec[]) => (channels && variant === 'pointwise' ? [...grid, ...streamVariants(grid, launchProblem)] : grid);
   // The schema reads the problem once; the grid's specs are built here, field by field.
   const parsed = ProblemSchema.safeParse(launchProblem);
   const check = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
+  // Copies of the valid specs (direct-to-LDS weights; streaming pointwise), with or without the tails below.
+  const streams = channels !== undefined && variant === 'pointwise';
   const filter = (grid: readonly Spec[]) => {
     const set = check(grid);
-    return joinSets(set, check(ldsDmaVariants(set.valid)));
+    const dma = joinSets(set, check(ldsDmaVariants(set.valid)));
+    return streams ? joinSets(dma, check(streamVariants(set.valid, launchProblem))) : dma;
   };
-  const set = filter(streamed(specs));
+  const set = filter(specs);
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
   // offered tile passing the target's LDS) the compact grid with them.
   const base = { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, channels, tails: true };
-  const tailed = filter(streamed(candidateGrid(target, base)));
+  const tailed = filter(candidateGrid(target, base));
   if (tailed.valid.length > 0 || gridOpts.compact) return tailed;
-  return filter(streamed(candidateGrid(target, { ...base, compact: true })));
+  return filter(candidateGrid(target, { ...base, compact: true }));
 }
 
 /** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */
@@ -608,7 +609,7 @@ function wholeMapVariants(specs: readonly Spec[], problem: Problem): Spec[] {
 }
 
 /**
- * Streaming copies (`stream`, kernel/mma.ts) of the per-wave-atom pointwise specs, for a problem
+ * Streaming copies (`stream`, kernel/mma.ts) of the valid per-wave-atom pointwise specs, for a problem
  * whose pixel tiles outnumber the workgroups the machine keeps resident: each copy keeps the
  * weights of every chunk of C resident and as many workgroups as the target holds at once
  * (residency slots), and is offered where that leaves its workgroups two or more tiles each (with
