@@ -529,10 +529,11 @@ function weightRingVariants(specs: readonly Spec[], problem: Problem): Spec[] {
   const out: Spec[] = [];
   for (const spec of specs) {
     if (!isWarpgroupAtom(spec.atom) || spec.weight_ring || spec.R * spec.S < 2) continue;
+    const strided = spec.stride_h > 1 || spec.stride_w > 1;
+    if (!strided && !weightBound) continue;
     const overLds = specGeometry(spec).ldsBytes > TARGETS[spec.target].ldsBytes;
     const crowded = overLds || wgmmaLds(spec).stages < WEIGHT_RING_MIN_STAGES;
-    const strided = spec.stride_h > 1 || spec.stride_w > 1;
-    const wanted = strided ? crowded : weightBound && (spec.whole_map ? crowded : overLds);
+    const wanted = strided ? crowded : spec.whole_map ? crowded : overLds;
     if (wanted) out.push({ ...spec, weight_ring: true });
   }
   return out;
