@@ -427,6 +427,13 @@ export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | '
   variant?: Variant;
   /** Images per tile to add besides 1 (default {@link TILE_N_CHOICES}; [] for one-image tiles only). */
   tileN?: readonly number[];
+  /**
+   * Also offer streaming copies of the per-wave pointwise specs (default false). On the H200 they
+   * timed slower than the one-tile kernels on every shape they were benched on, and the cost model
+   * has no rows of them yet: offered by default, its price for them would crowd the faster kernels
+   * out of a small cap.
+   */
+  stream?: boolean;
 }
 
 /**
@@ -451,7 +458,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     const fit = Math.max(1, Math.floor(MAX_TENSOR_BYTES / perImage));
     if (fit < problem.N) launchProblem = { ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) };
   }
-  const { tileN = TILE_N_CHOICES, ...gridOpts } = opts;
+  const { tileN = TILE_N_CHOICES, stream = false, ...gridOpts } = opts;
   const capability: Capability = {
     R: problem.R,
     S: problem.S,
@@ -475,7 +482,7 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   const parsed = ProblemSchema.safeParse(launchProblem);
   const check = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
   // Copies of the valid specs (direct-to-LDS weights; streaming pointwise), with or without the tails below.
-  const streams = channels !== undefined && variant === 'pointwise';
+  const streams = stream && channels !== undefined && variant === 'pointwise';
   const filter = (grid: readonly Spec[]) => {
     const set = check(grid);
     const dma = joinSets(set, check(ldsDmaVariants(set.valid)));

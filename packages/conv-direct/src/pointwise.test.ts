@@ -156,9 +156,9 @@ describe('streaming pointwise (stream)', () => {
     expect(s.facts.stagedPerFlop).toBeLessThan(one.facts.stagedPerFlop);
   });
 
-  it('is offered as copies of the per-wave pointwise specs where each workgroup gets two or more tiles, and makes the cap of output-heavy shapes', () => {
+  it('is offered on request as copies of the per-wave pointwise specs where each workgroup gets two or more tiles, and not by default', () => {
     const big = problem1x1({ N: 8, H: 56, W: 56, C: 64, K: 256 });
-    const streams = problemCandidates(big, 'sm_90', { variant: 'pointwise' }).valid.filter((s) => s.stream);
+    const streams = problemCandidates(big, 'sm_90', { variant: 'pointwise', stream: true }).valid.filter((s) => s.stream);
     expect(streams.length).toBeGreaterThan(0);
     for (const s of streams) {
       expect(s.atom).toBe('m16n8k16');
@@ -166,9 +166,10 @@ describe('streaming pointwise (stream)', () => {
       expect(s.stream!.workgroups).toBe(residency(s).slots);
       expect(streamTilesPerWorkgroup(s, big)).toBeGreaterThanOrEqual(2);
     }
-    expect(problemCandidates(problem1x1({ N: 1, H: 14, W: 14, C: 64, K: 64 }), 'sm_90', { variant: 'pointwise' }).valid.some((s) => s.stream)).toBe(false);
-    expect(problemCandidates(big, 'gfx950', { variant: 'pointwise' }).valid.some((s) => s.stream)).toBe(true);
+    expect(problemCandidates(problem1x1({ N: 1, H: 14, W: 14, C: 64, K: 64 }), 'sm_90', { variant: 'pointwise', stream: true }).valid.some((s) => s.stream)).toBe(false);
+    expect(problemCandidates(big, 'gfx950', { variant: 'pointwise', stream: true }).valid.some((s) => s.stream)).toBe(true);
+    expect(problemCandidates(big, 'sm_90', { variant: 'pointwise' }).valid.some((s) => s.stream)).toBe(false);
     const sel = selectProblemSpecs([{ name: 'pw_56_c64_k256', cls: 'pointwise', problem: big }], 'sm_90', { cap: 6 })[0]!;
-    expect(sel.variants.find((v) => v.variant === 'pointwise')!.specs.some((s) => s.stream)).toBe(true);
+    expect(sel.variants.find((v) => v.variant === 'pointwise')!.specs.some((s) => s.stream)).toBe(false);
   });
 });
