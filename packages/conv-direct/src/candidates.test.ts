@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  GridMemo,
   aotCandidates,
   aotProbe,
   candidateGrid,
@@ -271,5 +272,35 @@ describe('fittedHeights', () => {
       for (const s of set.filter((x) => x.tile_h === 14)) expect(validate(s, p14)).toEqual({ ok: true });
     }
     expect(heights(aotCandidates('sm_90', 'bf16').valid, 'm16n8k16')).toEqual(new Set([8, 16]));
+  });
+});
+
+describe('GridMemo', () => {
+  // Two layers of one geometry class (a 1x1 layer at N 1 and N 32, another 1x1 layer of other
+  // channels) and a 3x3 layer with a channel tail, on every target.
+  const base = problem3x3({ N: 1, R: 1, S: 1, padH: 0, padW: 0, H: 14, W: 14, C: 256, K: 512 });
+  const problems = [base, { ...base, N: 32 }, { ...base, C: 128, K: 96 }, problem3x3({ N: 1, C: 40, K: 24, H: 28, W: 28 })];
+  const summary = (set: ReturnType<typeof problemCandidates>) => ({
+    raw: set.raw,
+    duplicates: set.duplicates,
+    valid: set.valid.map(kernelName),
+    rejected: set.rejected.map((r) => [kernelName(r.spec), r.reason]),
+  });
+
+  it('gives every problem the candidates, rejections and reasons a fresh grid gives, sharing the grids of one geometry', () => {
+    for (const target of ['gfx950', 'gfx942', 'sm_90'] as const) {
+      const grids = new GridMemo();
+      for (const p of problems) {
+        for (const variant of ['pointwise', 'dense', 'split_c'] as const) {
+          if (variant === 'pointwise' && p.R !== 1) continue;
+          expect(summary(problemCandidates(p, target, { variant, grids })), `${target} ${variant}`).toEqual(summary(problemCandidates(p, target, { variant })));
+        }
+      }
+      // The N = 1 and N = 32 layers and the other 1x1 layer share the pointwise grid: its spec objects.
+      const [a, b, c] = problems.slice(0, 3).map((p) => problemCandidates(p, target, { variant: 'pointwise', grids }).valid[0]);
+      expect(b).toBe(a);
+      expect(c).toBe(a);
+      expect(Object.isFrozen(a)).toBe(true);
+    }
   });
 });

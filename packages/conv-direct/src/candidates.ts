@@ -5,12 +5,12 @@
 import { TARGETS } from '@rocke/ir';
 import { depthwiseGrid, depthwiseProbe, isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem, pointwiseTiles, streamTilesPerWorkgroup } from './pointwise.js';
-import { checkProblem, ELEMENT_BYTES, ProblemSchema, problemGeometry, type Dtype, type Problem } from './problem.js';
+import { checkProblem, ELEMENT_BYTES, problemGeometry, type Dtype, type Problem } from './problem.js';
 import { residency } from './residency.js';
 import { weightPieceElems } from './kernel/schedule.js';
-import { kernelName, specGeometry, WEIGHT_RING_MIN_STAGES, wgmmaLds, type Spec, type Variant } from './spec.js';
+import { keptFacts, kernelName, specGeometry, WEIGHT_RING_MIN_STAGES, wgmmaLds, type Spec, type Variant } from './spec.js';
 import { ATOMS, CONV_ATOMS, MAX_TENSOR_BYTES, WGMMA_MAX_N, isWarpgroupAtom, type AtomName, type TargetName } from './targets.js';
-import { frozenSpec, markChecked, validate, validateBuilt, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
+import { builtLaunchReason, builtSpecReason, checkedProblem, frozenProblem, frozenSpec, markChecked, validate, WGMMA_BOOKKEEPING_REGISTERS } from './validate.js';
 import { SPILL_BUDGET_FRACTION } from './spill.js';
 import { wholeMapImages } from './whole-map.js';
 
@@ -229,85 +229,190 @@ export function groupMergeChoices(groups: number): number[] {
  */
 export function candidateGrid(target: TargetName, opts: GridOptions): Spec[] {
   if (opts.variant === 'depthwise') return depthwiseGrid(target, opts);
-  if (opts.variant === 'pointwise') {
-    // Flat pixel runs: the dense grid's tiles unfitted to any map (see pointwiseTiles), with the
-    // compact grid's heights (32- and 64-pixel tiles of the per-wave atoms fill the machine on
-    // small pixel counts and cost no halo here) at the one LDS pad.
-    const dense = candidateGrid(target, { ...opts, variant: 'dense', wo: null, ho: null, compact: true });
-    return pointwiseTiles(dense.filter((s) => s.lds_pad === (isWarpgroupAtom(s.atom) ? 0 : DEFAULT_LDS_PAD)), (s) => widthUnit(s.atom));
-  }
-  const facts = TARGETS[target];
-  const amd = facts.vendor === 'amd';
-  const iglps = opts.iglp ?? (amd ? [0] : [null]);
-  const wes = opts.wavesPerEu ?? (amd ? [null, 3] : [null]);
-  const wgms = opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM];
-  const dbs = opts.doubleBuffer ?? [!amd];
-  const merges = opts.variant === 'grouped' ? (opts.groupMerges ?? (opts.channels ? groupMergeChoices(opts.channels.groups) : GROUP_MERGE_CHOICES)) : [1];
+  if (opts.variant === 'pointwise') return pointwiseGrid(gridKnobs(target, opts));
+  return expandGrid(gridKnobs(target, opts));
+}
+
+/** One atom's share of a grid: the tile, chunk, layout and pad values it is crossed with. */
+interface AtomKnobs {
+  readonly atom: AtomName;
+  readonly widths: readonly number[];
+  readonly heights: readonly number[];
+  readonly tileKs: readonly number[];
+  readonly cks: readonly number[];
+  readonly layouts: readonly (readonly [number, number])[];
+  readonly pads: readonly number[];
+}
+
+/**
+ * Everything a dense, split_c, grouped or pointwise grid crosses, derived from the target and the
+ * options: two option sets with equal knobs give equal grids, so the knobs are the key
+ * {@link GridMemo} shares grids by (problems of different shapes often have equal ones).
+ */
+interface GridKnobs {
+  readonly variant: Variant;
+  readonly target: TargetName;
+  readonly dtype: Dtype;
+  readonly capability: Capability;
+  readonly merges: readonly number[];
+  /** The target's atoms the variant uses, each with its values. */
+  readonly atoms: readonly AtomKnobs[];
+  readonly iglps: readonly (number | null)[];
+  readonly wes: readonly (number | null)[];
+  readonly wgms: readonly number[];
+  readonly dbs: readonly boolean[];
+  /** Per `ck/group_merge`, the channel tails of {@link channelTails} (with `tails`), else empty: no tails. */
+  readonly tails: Readonly<Record<string, { c_tail: number; k_tail: boolean }>>;
+}
+
+/** The knobs of `opts` (pointwise: those of the dense compact grid its tiles are taken from). */
+function gridKnobs(target: TargetName, given: GridOptions): GridKnobs {
+  // Flat pixel runs: the dense grid's tiles unfitted to any map (see pointwiseTiles), with the
+  // compact grid's heights (32- and 64-pixel tiles of the per-wave atoms fill the machine on
+  // small pixel counts and cost no halo here).
+  const opts: GridOptions = given.variant === 'pointwise' ? { ...given, wo: null, ho: null, compact: true } : given;
+  const amd = TARGETS[target].vendor === 'amd';
+  const grouped = opts.variant === 'grouped';
+  const merges = grouped ? (opts.groupMerges ?? (opts.channels ? groupMergeChoices(opts.channels.groups) : GROUP_MERGE_CHOICES)) : [1];
   const channels = opts.channels;
   // Channel counts below the smallest ck: chunks of 8 too (atoms with K 8 then waste no MMA work).
-  const smallC = channels !== undefined && (opts.variant === 'grouped' ? channels.C / channels.groups : channels.C) < Math.min(...CK_CHOICES);
-  const cks = smallC ? [8, ...CK_CHOICES] : CK_CHOICES;
-  const cap = opts.capability;
-  const tileKs = opts.variant === 'grouped' ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES;
-  const specs: Spec[] = [];
-  for (const gm of merges) {
-    for (const atom of CONV_ATOMS[target]) {
-      // The warpgroup kernel has no grouped form; its tiles and layouts are its own (see above).
-      const wgmma = isWarpgroupAtom(atom);
-      if (wgmma && opts.variant === 'grouped') continue;
-      const unit = widthUnit(atom);
-      const widths = wgmma
-        ? WGMMA_TILE_CHOICES
-        : opts.wo === undefined || opts.wo === null || opts.compact
-          ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1))
-          : fittedWidths(opts.wo, atom);
-      const fitted = opts.ho === undefined || opts.ho === null ? TILE_H_CHOICES : fittedHeights(opts.ho);
-      const heights = opts.compact ? [...COMPACT_TILE_H_CHOICES, ...fitted] : fitted;
-      for (const tile_w of widths)
-        for (const tile_h of wgmma ? WGMMA_TILE_CHOICES : heights)
-          for (const tile_k of wgmma ? WGMMA_TILE_K_CHOICES : tileKs)
-            for (const ck of wgmma ? WGMMA_CK_CHOICES : cks)
-              for (const [waves_m, waves_n] of wgmma ? WGMMA_LAYOUTS : WAVE_LAYOUTS)
-                for (const iglp of iglps)
-                  for (const waves_per_eu of wes)
-                    for (const swizzle_wgm of wgms)
-                      for (const double_buffer of dbs)
-                      for (const lds_pad of wgmma ? [0] : opts.compact ? [DEFAULT_LDS_PAD, 0] : [DEFAULT_LDS_PAD]) {
-                      specs.push({
-                        variant: opts.variant,
-                        target,
-                        dtype: opts.dtype,
-                        R: cap.R,
-                        S: cap.S,
-                        stride_h: cap.stride_h,
-                        stride_w: cap.stride_w,
-                        pad_h: cap.pad_h,
-                        pad_w: cap.pad_w,
-                        dilation_h: cap.dilation_h,
-                        dilation_w: cap.dilation_w,
-                        tile_h,
-                        tile_w,
-                        tile_k,
-                        ck,
-                        waves_m,
-                        waves_n,
-                        atom,
-                        lds_pad,
-                        double_buffer,
-                        chiplet_swizzle: amd,
-                        chiplet_chunk: DEFAULT_CHIPLET_CHUNK,
-                        num_xcds: facts.chiplets,
-                        swizzle_wgm,
-                        iglp,
-                        waves_per_eu,
-                        group_merge: gm,
-                        tile_n: 1,
-                        ...(channels && opts.tails ? channelTails(channels, opts.variant, ck, gm) : { c_tail: 0, k_tail: false }),
-                      });
-                    }
+  const smallC = channels !== undefined && (grouped ? channels.C / channels.groups : channels.C) < Math.min(...CK_CHOICES);
+  const cks = smallC ? [8, ...CK_CHOICES] : [...CK_CHOICES];
+  const fitted = opts.ho === undefined || opts.ho === null ? [...TILE_H_CHOICES] : fittedHeights(opts.ho);
+  const heights = opts.compact ? [...COMPACT_TILE_H_CHOICES, ...fitted] : fitted;
+  const atoms: AtomKnobs[] = [];
+  for (const atom of CONV_ATOMS[target]) {
+    // The warpgroup kernel has no grouped form; its tiles and layouts are its own (see above).
+    if (isWarpgroupAtom(atom)) {
+      if (!grouped) atoms.push({ atom, widths: WGMMA_TILE_CHOICES, heights: WGMMA_TILE_CHOICES, tileKs: WGMMA_TILE_K_CHOICES, cks: WGMMA_CK_CHOICES, layouts: WGMMA_LAYOUTS, pads: [0] });
+      continue;
     }
+    const unit = widthUnit(atom);
+    const widths = opts.wo === undefined || opts.wo === null || opts.compact ? Array.from({ length: MAX_WIDTH_MULTIPLE }, (_, i) => unit * (i + 1)) : fittedWidths(opts.wo, atom);
+    // Pointwise tiles take the one LDS pad (pointwiseTiles).
+    const pads = opts.compact && given.variant !== 'pointwise' ? [DEFAULT_LDS_PAD, 0] : [DEFAULT_LDS_PAD];
+    atoms.push({ atom, widths, heights, tileKs: grouped ? GROUPED_TILE_K_CHOICES : TILE_K_CHOICES, cks, layouts: WAVE_LAYOUTS, pads });
   }
+  const tails: Record<string, { c_tail: number; k_tail: boolean }> = {};
+  if (channels && opts.tails) {
+    for (const gm of merges) for (const a of atoms) for (const ck of a.cks) tails[`${ck}/${gm}`] = channelTails(channels, opts.variant, ck, gm);
+  }
+  return {
+    variant: opts.variant,
+    target,
+    dtype: opts.dtype,
+    capability: opts.capability,
+    merges,
+    atoms,
+    iglps: opts.iglp ?? (amd ? [0] : [null]),
+    wes: opts.wavesPerEu ?? (amd ? [null, 3] : [null]),
+    wgms: opts.swizzleWgm ?? [DEFAULT_SWIZZLE_WGM],
+    dbs: opts.doubleBuffer ?? [!amd],
+    tails,
+  };
+}
+
+/** The pointwise grid: the dense compact grid's flat pixel runs ({@link pointwiseTiles}). */
+function pointwiseGrid(knobs: GridKnobs): Spec[] {
+  return pointwiseTiles(expandGrid(knobs), (s) => widthUnit(s.atom));
+}
+
+/** Every combination of `k`, in a fixed order. */
+function expandGrid(k: GridKnobs): Spec[] {
+  const facts = TARGETS[k.target];
+  const amd = facts.vendor === 'amd';
+  const cap = k.capability;
+  const none = { c_tail: 0, k_tail: false };
+  const specs: Spec[] = [];
+  for (const gm of k.merges)
+    for (const a of k.atoms)
+      for (const tile_w of a.widths)
+        for (const tile_h of a.heights)
+          for (const tile_k of a.tileKs)
+            for (const ck of a.cks)
+              for (const [waves_m, waves_n] of a.layouts)
+                for (const iglp of k.iglps)
+                  for (const waves_per_eu of k.wes)
+                    for (const swizzle_wgm of k.wgms)
+                      for (const double_buffer of k.dbs)
+                        for (const lds_pad of a.pads) {
+                          specs.push({
+                            variant: k.variant,
+                            target: k.target,
+                            dtype: k.dtype,
+                            R: cap.R,
+                            S: cap.S,
+                            stride_h: cap.stride_h,
+                            stride_w: cap.stride_w,
+                            pad_h: cap.pad_h,
+                            pad_w: cap.pad_w,
+                            dilation_h: cap.dilation_h,
+                            dilation_w: cap.dilation_w,
+                            tile_h,
+                            tile_w,
+                            tile_k,
+                            ck,
+                            waves_m,
+                            waves_n,
+                            atom: a.atom,
+                            lds_pad,
+                            double_buffer,
+                            chiplet_swizzle: amd,
+                            chiplet_chunk: DEFAULT_CHIPLET_CHUNK,
+                            num_xcds: facts.chiplets,
+                            swizzle_wgm,
+                            iglp,
+                            waves_per_eu,
+                            group_merge: gm,
+                            tile_n: 1,
+                            ...(k.tails[`${ck}/${gm}`] ?? none),
+                          });
+                        }
   return specs;
+}
+
+/**
+ * Raw grids kept for the problems of one search (a suite, a selection): problems of one geometry
+ * class share theirs (a layer at N 1 and at N 32; every 1x1 layer's pointwise grid of one stride
+ * and channel class), since a grid depends only on its knobs. Kept grids are deeply frozen, so
+ * each spec's name, geometry and spec-only verdict (spec.ts `keptFacts`) is computed once for
+ * every problem that shares it. Grows with the distinct grids asked for: keep one per search.
+ */
+export class GridMemo {
+  readonly #grids = new Map<string, KeptGrid>();
+
+  /** {@link candidateGrid}`(target, opts)`, built once per distinct knobs, its specs frozen. */
+  grid(target: TargetName, opts: GridOptions): readonly Spec[] {
+    return this.kept(target, opts).specs;
+  }
+
+  /** The kept grid with each spec's spec-only verdict (validate.ts), which no problem changes. Package-internal. */
+  kept(target: TargetName, opts: GridOptions): KeptGrid {
+    const key = gridKey(target, opts);
+    let grid = this.#grids.get(key);
+    if (!grid) {
+      const specs = candidateGrid(target, opts);
+      // Judged before freezing, so nothing is kept for the specs no problem can use; frozen after,
+      // and marked (validate.ts) where they may be valid for some problem.
+      const specReasons = specs.map(builtSpecReason);
+      specs.forEach((spec, i) => (specReasons[i] === null ? markChecked(spec) : Object.freeze(spec)));
+      this.#grids.set(key, (grid = { specs: Object.freeze(specs), specReasons }));
+    }
+    return grid;
+  }
+}
+
+/** A grid {@link GridMemo} keeps: its frozen specs and their spec-only reasons (null: passed). */
+interface KeptGrid {
+  readonly specs: readonly Spec[];
+  readonly specReasons: readonly (string | null)[];
+}
+
+/** What a grid depends on: its knobs (depthwise: the options its grid reads). */
+function gridKey(target: TargetName, opts: GridOptions): string {
+  if (opts.variant !== 'depthwise') return JSON.stringify(gridKnobs(target, opts));
+  const { dtype, capability, wo = null, ho = null, channels = null, images = null } = opts;
+  return JSON.stringify({ variant: 'depthwise', target, dtype, capability, wo, ho, channels, images });
 }
 
 /** A filtered candidate list with its bookkeeping. */
@@ -335,22 +440,24 @@ export function filterCandidates(specs: readonly Spec[], problemFor?: (spec: Spe
   });
 }
 
-/** {@link filterCandidates} of the grid's own specs over a problem the schema accepted (no schema reads). */
-function filterGrid(specs: readonly Spec[], problem: Problem): CandidateSet {
-  return keepValid(specs, (spec) => {
-    const v = validateBuilt(spec, problem);
-    return v.ok ? markChecked(spec) : v.reason;
+/** {@link filterCandidates} of the grid's own specs (frozen when built) over a problem the schema accepted (no schema reads). */
+function filterGrid(specs: readonly Spec[], problem: Problem, specReasons: readonly (string | null)[] = []): CandidateSet {
+  return keepValid(specs, (spec, i) => {
+    // The kept grid's leading specs come with their spec-only verdicts.
+    const reason = (i < specReasons.length ? specReasons[i] : builtSpecReason(spec)) ?? builtLaunchReason(spec, problem);
+    return reason ?? spec;
   });
 }
 
 /** The specs `check` accepts (it returns the spec to keep, or the reason), the first of each kernel name. */
-function keepValid(specs: readonly Spec[], check: (spec: Spec) => Spec | string): CandidateSet {
+function keepValid(specs: readonly Spec[], check: (spec: Spec, index: number) => Spec | string): CandidateSet {
   const seen = new Set<string>();
   const valid: Spec[] = [];
   const rejected: { spec: Spec; reason: string }[] = [];
   let duplicates = 0;
-  for (const spec of specs) {
-    const kept = check(spec);
+  for (let i = 0; i < specs.length; i++) {
+    const spec = specs[i]!;
+    const kept = check(spec, i);
     if (typeof kept === 'string') {
       rejected.push({ spec, reason: kept });
       continue;
@@ -434,6 +541,8 @@ export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | '
    * out of a small cap.
    */
   stream?: boolean;
+  /** Grids kept from (and for) the other problems of the same search (default: none kept). */
+  grids?: GridMemo;
 }
 
 /**
@@ -444,7 +553,8 @@ export interface ProblemCandidateOptions extends Omit<GridOptions, 'variant' | '
  * of the tightest covering tile (smallest grid tile_h >= Ho and width >= Wo of each atom), after
  * the one-image grid.
  */
-export function problemCandidates(problem: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
+export function problemCandidates(given: Problem, target: TargetName, opts: ProblemCandidateOptions = {}): CandidateSet {
+  const problem = frozenProblem(given);
   const variant = opts.variant ?? defaultVariant(problem);
   let wo: number | null = null;
   let ho: number | null = null;
@@ -456,9 +566,9 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
     // A batch past the buffer range runs in chunks: judge candidates on the largest chunk.
     const perImage = Math.max(g.xImageBytes, g.yImageBytes);
     const fit = Math.max(1, Math.floor(MAX_TENSOR_BYTES / perImage));
-    if (fit < problem.N) launchProblem = { ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) };
+    if (fit < problem.N) launchProblem = Object.freeze({ ...problem, N: Math.ceil(problem.N / Math.ceil(problem.N / fit)) });
   }
-  const { tileN = TILE_N_CHOICES, stream = false, ...gridOpts } = opts;
+  const { tileN = TILE_N_CHOICES, stream = false, grids = new GridMemo(), ...gridOpts } = opts;
   const capability: Capability = {
     R: problem.R,
     S: problem.S,
@@ -471,45 +581,54 @@ export function problemCandidates(problem: Problem, target: TargetName, opts: Pr
   };
   // Tails and merge degrees from the problem's channels, when it is a convolution at all.
   const channels: ProblemChannels | undefined = wo !== null ? { C: problem.C, K: problem.K, groups: problem.groups } : undefined;
-  const specs = candidateGrid(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels, images: launchProblem.N } : {}) });
-  if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) specs.push(...imageTileVariants(specs, problem, tileN));
+  const grid = grids.kept(target, { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, ...(channels ? { channels, images: launchProblem.N } : {}) });
+  const specs = [...grid.specs];
+  // The problem's own copies, frozen like the kept grid's specs.
+  const add = (copies: Spec[]) => specs.push(...copies.map(markChecked));
+  if (wo !== null && (variant === 'dense' || variant === 'split_c') && problem.N > 1) add(imageTileVariants(specs, problem, tileN));
   if (wo !== null && (variant === 'dense' || variant === 'split_c')) {
     const wholeMap = wholeMapVariants(specs, problem);
-    specs.push(...weightRingVariants(specs, problem), ...wholeMap, ...weightRingVariants(wholeMap, problem));
+    add([...weightRingVariants(specs, problem), ...wholeMap, ...weightRingVariants(wholeMap, problem)]);
   }
-  if (channels && variant === 'dense') specs.push(...tapFoldVariants(specs, problem));
+  if (channels && variant === 'dense') add(tapFoldVariants(specs, problem));
   // The schema reads the problem once; the grid's specs are built here, field by field.
-  const parsed = ProblemSchema.safeParse(launchProblem);
-  const check = (grid: readonly Spec[]) => (parsed.success ? filterGrid(grid, parsed.data) : filterCandidates(grid, () => launchProblem));
+  const checked = checkedProblem(launchProblem);
+  const check = (specs: readonly Spec[], specReasons?: readonly (string | null)[]) => (checked ? filterGrid(specs, checked, specReasons) : filterCandidates(specs, () => launchProblem));
   // Copies of the valid specs (direct-to-LDS weights; streaming pointwise), with or without the tails below.
   const streams = stream && channels !== undefined && variant === 'pointwise';
-  const filter = (grid: readonly Spec[]) => {
-    const set = check(grid);
+  const filter = (specs: readonly Spec[], specReasons?: readonly (string | null)[]) => {
+    const set = check(specs, specReasons);
     const dma = joinSets(set, check(ldsDmaVariants(set.valid)));
     return streams ? joinSets(dma, check(streamVariants(set.valid, launchProblem))) : dma;
   };
-  const set = filter(specs);
+  const set = filter(specs, grid.specReasons);
   if (set.valid.length > 0 || channels === undefined) return set;
   // Tail code only where the problem needs it: specs with channel tails, then (the halo of every
   // offered tile passing the target's LDS) the compact grid with them.
   const base = { ...gridOpts, variant, dtype: problem.dtype, capability, wo, ho, channels, tails: true };
-  const tailed = filter(candidateGrid(target, base));
+  const tailedGrid = grids.kept(target, base);
+  const tailed = filter(tailedGrid.specs, tailedGrid.specReasons);
   if (tailed.valid.length > 0 || gridOpts.compact) return tailed;
-  return filter(candidateGrid(target, { ...base, compact: true }));
+  const compactGrid = grids.kept(target, { ...base, compact: true });
+  return filter(compactGrid.specs, compactGrid.specReasons);
 }
 
 /** tile_n copies of the specs whose tile is the tightest of the grid around a map that fits one tile. */
 function imageTileVariants(specs: readonly Spec[], problem: Problem, tileN: readonly number[]): Spec[] {
   const { Ho, Wo } = problemGeometry(problem);
   const tightest = (values: readonly number[], extent: number) => Math.min(...values.filter((v) => v >= extent));
+  // Per atom: grid heights, not fitted ones: LLVM 22 takes 30-55 s on gfx950 for multi-image 14-row
+  // tiles (7-row wave bands), against ~0.2 s for the rest of compile-all's default set.
+  const tiles = new Map<AtomName, { tileH: number; tileW: number }>();
+  const tileOf = (atom: AtomName) => {
+    const wgmma = isWarpgroupAtom(atom);
+    return { tileH: tightest(wgmma ? WGMMA_TILE_CHOICES : TILE_H_CHOICES, Ho), tileW: tightest(wgmma ? WGMMA_TILE_CHOICES : fittedWidths(Wo, atom), Wo) };
+  };
   const out: Spec[] = [];
   for (const spec of specs) {
-    const wgmma = isWarpgroupAtom(spec.atom);
-    // Grid heights, not fitted ones: LLVM 22 takes 30-55 s on gfx950 for multi-image 14-row tiles
-    // (7-row wave bands), against ~0.2 s for the rest of compile-all's default set.
-    const tileH = tightest(wgmma ? WGMMA_TILE_CHOICES : TILE_H_CHOICES, Ho);
-    const tileW = tightest(wgmma ? WGMMA_TILE_CHOICES : fittedWidths(Wo, spec.atom), Wo);
-    if (spec.tile_h !== tileH || spec.tile_w !== tileW) continue;
+    let tile = tiles.get(spec.atom);
+    if (!tile) tiles.set(spec.atom, (tile = tileOf(spec.atom)));
+    if (spec.tile_h !== tile.tileH || spec.tile_w !== tile.tileW) continue;
     for (const n of tileN) if (n > 1 && n <= problem.N) out.push({ ...spec, tile_n: n });
   }
   return out;
@@ -557,16 +676,33 @@ function weightRingVariants(specs: readonly Spec[], problem: Problem): Spec[] {
 function ldsDmaVariants(specs: readonly Spec[]): Spec[] {
   const out: Spec[] = [];
   for (const spec of specs) {
-    // Streaming specs stage their weights once (no per-chunk weight loads to move to LDS).
-    if (spec.double_buffer || spec.lds_dma || spec.stream || spec.variant === 'depthwise' || isWarpgroupAtom(spec.atom)) continue;
-    if (!TARGETS[spec.target].ldsDma?.sizes.includes(ATOMS[spec.atom].fragA * ELEMENT_BYTES)) continue;
-    const twin: Spec = { ...spec, double_buffer: true, lds_dma: true };
-    // Whole slots and the doubled LDS within the target first: residency reads validated geometry.
-    const slot = ATOMS[spec.atom].fragA;
-    if (weightPieceElems(spec, slot) !== slot || specGeometry(twin).ldsBytes > TARGETS[spec.target].ldsBytes) continue;
-    if (residency(twin).perUnit >= residency(spec).perUnit) out.push(twin);
+    // A frozen spec keeps its twin (frozen too), so every problem that shares the spec shares it.
+    const kept = keptFacts(spec);
+    const twin = kept ? (kept.ldsDmaTwin === undefined ? (kept.ldsDmaTwin = ldsDmaTwin(spec)) : kept.ldsDmaTwin) : ldsDmaTwin(spec);
+    if (twin) out.push(twin);
   }
   return out;
+}
+
+/** The lds_dma twin {@link ldsDmaVariants} offers for one spec, frozen, or null. */
+function ldsDmaTwin(spec: Spec): Spec | null {
+  // Streaming specs stage their weights once (no per-chunk weight loads to move to LDS).
+  if (spec.double_buffer || spec.lds_dma || spec.stream || spec.variant === 'depthwise' || isWarpgroupAtom(spec.atom)) return null;
+  if (!TARGETS[spec.target].ldsDma?.sizes.includes(ATOMS[spec.atom].fragA * ELEMENT_BYTES)) return null;
+  const twin: Spec = { ...spec, double_buffer: true, lds_dma: true };
+  // Whole slots and the doubled LDS within the target first: residency reads validated geometry.
+  const slot = ATOMS[spec.atom].fragA;
+  if (weightPieceElems(spec, slot) !== slot || specGeometry(twin).ldsBytes > TARGETS[spec.target].ldsBytes) return null;
+  return residency(twin).perUnit >= residency(spec).perUnit ? markChecked(twin) : null;
+}
+
+declare module './spec.js' {
+  interface SpecFacts {
+    /** candidates.ts: the spec's lds_dma twin, or null. */
+    ldsDmaTwin?: Spec | null;
+    /** candidates.ts: the spec's streaming copy per count of resident chunks. */
+    streamCopies?: Map<number, Spec>;
+  }
 }
 
 /** Two candidate sets as one: `b`'s valid specs after `a`'s (their kernel names differ from `a`'s by construction). */
@@ -627,10 +763,21 @@ function streamVariants(specs: readonly Spec[], problem: Problem): Spec[] {
   const out: Spec[] = [];
   for (const spec of specs) {
     if (isWarpgroupAtom(spec.atom) || spec.stream) continue;
-    const chunks = Math.ceil(problem.C / spec.ck);
-    const sized = { ...spec, stream: { workgroups: 1, chunks } };
-    const copy = { ...spec, stream: { workgroups: residency(sized).slots, chunks } };
+    const copy = streamCopy(spec, Math.ceil(problem.C / spec.ck));
     if (streamTilesPerWorkgroup(copy, problem) >= 2) out.push(copy);
   }
   return out;
+}
+
+/** The streaming copy of `spec` keeping `chunks` chunks resident, frozen; kept per frozen spec, so problems of one C share it. */
+function streamCopy(spec: Spec, chunks: number): Spec {
+  const kept = keptFacts(spec);
+  const copies = kept ? (kept.streamCopies ??= new Map()) : undefined;
+  let copy = copies?.get(chunks);
+  if (!copy) {
+    const sized = { ...spec, stream: { workgroups: 1, chunks } };
+    copy = markChecked({ ...spec, stream: { workgroups: residency(sized).slots, chunks } });
+    copies?.set(chunks, copy);
+  }
+  return copy;
 }

@@ -17,9 +17,9 @@ import { launchGrid } from './grid.js';
 import { ELEMENT_BYTES, problemGeometry, type Problem } from './problem.js';
 import { fragmentLoadsPerMma } from './fragments.js';
 import { streamTilesPerWorkgroup } from './pointwise.js';
-import { residency } from './residency.js';
+import { residency, type Residency } from './residency.js';
 import { fittedStoreRun, outputElementBytes } from './store-path.js';
-import { reducedChannels, specGeometry, tapFold, wgmmaLds, type Spec } from './spec.js';
+import { keptFacts, reducedChannels, specGeometry, tapFold, wgmmaLds, type Spec } from './spec.js';
 import { longestSlice, splitUnit } from './split-slices.js';
 import { ATOMS, isWarpgroupAtom, type TargetName } from './targets.js';
 import { WORKSPACE_ELEMENT_BYTES } from './validate.js';
@@ -136,11 +136,12 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
   const units = TARGETS[spec.target].computeUnits;
   const g = problemGeometry(problem);
   const wg = launchGrid(spec, problem, splits).workgroups;
-  const res = residency(spec);
+  const c = specCost(spec);
+  const res = c.residency;
   const busiest = Math.ceil(wg / units);
   const rounds = Math.ceil(busiest / res.perUnit);
-  const w = workgroupWork(spec, problem, splits);
-  const cls = atomClass(spec);
+  const w = workgroupWork(spec, c, problem, splits);
+  const cls = c.cls;
   const peak = cls === 'fma' ? rates.fmaFlops : rates.mmaFlops;
   const wsBytes = spec.variant === 'split_c' ? 2 * splits * problem.N * g.Ho * g.Wo * problem.K * WORKSPACE_ELEMENT_BYTES : 0;
   const launches = spec.variant === 'split_c' ? 2 : 1;
@@ -154,7 +155,7 @@ export function costTerms(spec: Spec, problem: Problem, splits = 1): { terms: Re
     lds: (busiest * w.ldsReadBytes * us) / rates.ldsBytesPerUnit,
     // The store unit handles one cache line per clock: a store instruction whose lanes write
     // runs of r bytes per pixel costs one line per run, up to a whole line (see fittedStoreRun).
-    store: (busiest * w.storeBytes * us) / (Math.min(fittedStoreRun(spec), LINE_BYTES) * rates.clock),
+    store: (busiest * w.storeBytes * us) / (c.storeLine * rates.clock),
     dram: ((g.bytes + wsBytes) * us) / rates.dramBytes,
     // The first chunk's loads are exposed in every residency round; later ones overlap `stages` deep.
     // split_c's reduce adds its fold's round trips: slice 0, then DEFAULT_SLICES_PER_STEP slices at a time.
@@ -189,9 +190,10 @@ export function combineTerms(t: Readonly<Record<CostTerm, number>>, storeRounds 
   const exposed = 1 / storeRounds;
   let overlapped = 0;
   let added = t.store * exposed;
-  for (const term of COST_TERMS) {
+  for (let i = 0; i < COST_TERMS.length; i++) {
+    const term = COST_TERMS[i]!;
     const v = term === 'store' ? t[term] * (1 - exposed) : t[term];
-    if (COMBINE.overlapped.includes(term)) overlapped += v ** COMBINE.norm;
+    if (OVERLAPPED[i]) overlapped += v ** COMBINE.norm;
     else added += v;
   }
   return overlapped ** (1 / COMBINE.norm) + added;
@@ -200,13 +202,30 @@ export function combineTerms(t: Readonly<Record<CostTerm, number>>, storeRounds 
 /** How {@link combineTerms} joins the terms: the overlapped ones by a p-norm (p = norm), the rest summed. */
 export const COMBINE: { readonly overlapped: readonly CostTerm[]; readonly norm: number } = { overlapped: ['mma', 'stage', 'lds', 'store', 'dram'], norm: 4 };
 
+/** Per term of COST_TERMS: whether {@link COMBINE} overlaps it. */
+const OVERLAPPED = COST_TERMS.map((term) => COMBINE.overlapped.includes(term));
+
 /** The predicted time of `spec` on `problem` with `splits` slices (coefficients default to the committed fit). */
 export function estimateCost(spec: Spec, problem: Problem, splits = 1, coefficients: CostCoefficients = defaultCoefficients(spec.target)): CostEstimate {
   const { terms: raw, facts } = costTerms(spec, problem, splits);
-  const terms = {} as Record<CostTerm, number>;
-  for (const term of COST_TERMS) terms[term] = raw[term] * (coefficients[coefficientKey(term, facts.atomClass)] ?? 1);
+  const keys = COEFFICIENT_KEYS[facts.atomClass];
+  const times = (term: CostTerm) => raw[term] * (coefficients[keys[term]] ?? 1);
+  // Every term of COST_TERMS, in its order.
+  const terms: Record<CostTerm, number> = {
+    mma: times('mma'),
+    stage: times('stage'),
+    loads: times('loads'),
+    lds: times('lds'),
+    store: times('store'),
+    dram: times('dram'),
+    latency: times('latency'),
+    launch: times('launch'),
+  };
   return { us: combineTerms(terms, facts.storeRounds), terms, facts };
 }
+
+/** {@link coefficientKey} of every term, per atom class. */
+const COEFFICIENT_KEYS = Object.fromEntries(ATOM_CLASSES.map((cls) => [cls, Object.fromEntries(COST_TERMS.map((t) => [t, coefficientKey(t, cls)]))])) as Record<AtomClass, Record<CostTerm, string>>;
 
 /** The cost's terms as one line (for explain). */
 export function costLine(c: CostEstimate): string {
@@ -237,51 +256,118 @@ interface WorkgroupWork {
   readonly tiles: number;
 }
 
-/** One workgroup's work: FLOPs, staged bytes, LDS reads, channel-loop steps. */
-function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupWork {
-  const g = problemGeometry(problem);
+/**
+ * What the cost model reads of a spec alone, kept per frozen spec (spec.ts `keptFacts`): a
+ * search scores one spec for every split count and every problem that shares its grid. Each
+ * value is a factor the terms multiply in the same order as ever, so predictions stay bit-equal.
+ */
+interface SpecCost {
+  readonly residency: Residency;
+  readonly cls: AtomClass;
+  /** The store term's bytes per clock: the fitted store run, at most a cache line. */
+  readonly storeLine: number;
+  /** Depthwise: its workgroup's work, which no problem size changes. */
+  readonly depthwise: WorkgroupWork | undefined;
+  /** Filter taps per staged chunk (tap-folded: R). */
+  readonly taps: number;
+  /** 2 x computed pixels x tile_k x taps: the FLOPs of one channel of one chunk, before x chunks x ck. */
+  readonly flopsPerChunkChannel: number;
+  /** Staged elements per channel of a chunk: the halo's pixels and tile_k x taps weights. */
+  readonly stagedPerChannel: number;
+  /** FLOPs per LDS operand read and the operand elements one read moves, as ldsReadBytes multiplies them. */
+  readonly ldsDivisor: number;
+  readonly ldsFactor: number;
+  readonly stages: number;
+  readonly storeBytes: number;
+  readonly waves: number;
+  /** Global load instructions per wave and chunk: the halo's passes and the weights' pieces. */
+  readonly xPasses: number;
+  readonly wLoads: number;
+}
+
+function specCost(spec: Spec): SpecCost {
+  const kept = keptFacts(spec);
+  return kept ? (kept.cost ??= specCostOf(spec)) : specCostOf(spec);
+}
+
+declare module './spec.js' {
+  interface SpecFacts {
+    /** cost-model.ts: what the cost model reads of the spec alone. */
+    cost?: SpecCost;
+  }
+}
+
+/** {@link SpecCost}, computed. */
+function specCostOf(spec: Spec): SpecCost {
+  const common = { residency: residency(spec), cls: atomClass(spec), storeLine: Math.min(fittedStoreRun(spec), LINE_BYTES) };
+  if (spec.variant === 'depthwise') {
+    return { ...common, depthwise: depthwiseWork(spec), taps: 0, flopsPerChunkChannel: 0, stagedPerChannel: 0, ldsDivisor: 1, ldsFactor: 0, stages: 1, storeBytes: 0, waves: 0, xPasses: 0, wLoads: 0 };
+  }
   // Tap-folded: R taps of S·C folded elements each (see tapFold).
   const taps = (spec.R * spec.S) / tapFold(spec);
   const pixels = spec.tile_n * spec.tile_h * spec.tile_w;
   // Whole-map tiles compute their flat pixel columns, padding between rows and images included.
   const computed = spec.whole_map ? wholeMapLayout(spec).pixels : pixels;
-  if (spec.variant === 'depthwise') return depthwiseWork(spec);
   const sg = specGeometry(spec);
-  // Tap-folded: S·C elements per tap (reducedChannels).
-  const merged = reducedChannels(spec, (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg);
-  // split_c: the longest slice's channels, the loop every workgroup waits for (split-slices.ts).
-  const reduced = splits === 1 ? merged : longestSlice(merged, splitUnit(spec), splits);
-  const chunks = Math.ceil(reduced / spec.ck);
-  const flops = 2 * computed * spec.tile_k * taps * chunks * spec.ck;
-  const stagedBytes = chunks * spec.ck * ELEMENT_BYTES * (sg.ldsRows * sg.ldsInW + spec.tile_k * taps);
-  let ldsReadBytes: number;
+  let ldsDivisor: number;
+  let ldsFactor: number;
   let stages: number;
   if (isWarpgroupAtom(spec.atom)) {
     // Each wgmma reads its 64-pixel activation block and its N weight rows of 16 channels (whole-map
     // tiles: 64 weight rows and N pixels, N the mean pixel run).
     const n = spec.whole_map ? computed / wholeMapLayout(spec).runs.length : spec.tile_k / spec.waves_m;
-    ldsReadBytes = (flops / (2 * 64 * n * 16)) * (64 + n) * 16 * ELEMENT_BYTES;
+    ldsDivisor = 2 * 64 * n * 16;
+    ldsFactor = 64 + n;
     stages = wgmmaLds(spec).stages;
   } else {
     const a = ATOMS[spec.atom];
-    ldsReadBytes = (flops / (2 * a.m * a.n * a.k)) * fragmentLoadsPerMma(spec) * a.m * a.k * ELEMENT_BYTES;
+    ldsDivisor = 2 * a.m * a.n * a.k;
+    ldsFactor = fragmentLoadsPerMma(spec);
     stages = spec.double_buffer ? 2 : 1;
   }
-  const storeBytes = pixels * spec.tile_k * outputElementBytes(spec);
   // Weight slots of grouped specs (whose slots may straddle groups) and of channel tails load in pieces.
   const slot = TARGETS[spec.target].vendor === 'amd' ? sg.atom.fragA : 8;
-  const waves = Math.ceil(sg.threads / sg.waveSize);
-  const wLoads = sg.wPasses * (slot / weightPieceElems(spec, slot));
+  return {
+    ...common,
+    depthwise: undefined,
+    taps,
+    flopsPerChunkChannel: 2 * computed * spec.tile_k * taps,
+    stagedPerChannel: sg.ldsRows * sg.ldsInW + spec.tile_k * taps,
+    ldsDivisor,
+    ldsFactor,
+    stages,
+    storeBytes: pixels * spec.tile_k * outputElementBytes(spec),
+    waves: Math.ceil(sg.threads / sg.waveSize),
+    xPasses: sg.xPasses,
+    wLoads: sg.wPasses * (slot / weightPieceElems(spec, slot)),
+  };
+}
+
+/** One workgroup's work: FLOPs, staged bytes, LDS reads, channel-loop steps. */
+function workgroupWork(spec: Spec, c: SpecCost, problem: Problem, splits: number): WorkgroupWork {
+  if (c.depthwise) return c.depthwise;
+  const g = problemGeometry(problem);
+  // Tap-folded: S·C elements per tap (reducedChannels).
+  const merged = reducedChannels(spec, (spec.variant === 'grouped' ? spec.group_merge : 1) * g.cpg);
+  // split_c: the longest slice's channels, the loop every workgroup waits for (split-slices.ts).
+  const reduced = splits === 1 ? merged : longestSlice(merged, splitUnit(spec), splits);
+  const chunks = Math.ceil(reduced / spec.ck);
+  const flops = c.flopsPerChunkChannel * chunks * spec.ck;
+  const stagedBytes = chunks * spec.ck * ELEMENT_BYTES * c.stagedPerChannel;
+  const ldsReadBytes = isWarpgroupAtom(spec.atom)
+    ? (flops / c.ldsDivisor) * c.ldsFactor * 16 * ELEMENT_BYTES
+    : (flops / c.ldsDivisor) * c.ldsFactor * ATOMS[spec.atom].m * ATOMS[spec.atom].k * ELEMENT_BYTES;
+  const { stages, storeBytes, waves } = c;
   if (spec.stream) {
     // Streaming: `tiles` pixel tiles in one channel-loop sequence of tiles x chunks steps, the
     // weights staged once.
     const tiles = streamTilesPerWorkgroup(spec, problem);
-    const wBytes = chunks * spec.ck * ELEMENT_BYTES * spec.tile_k * taps;
+    const wBytes = chunks * spec.ck * ELEMENT_BYTES * spec.tile_k * c.taps;
     return {
       flops: tiles * flops,
       peakFlops: tiles * flops,
       stagedBytes: tiles * (stagedBytes - wBytes) + wBytes,
-      loadInstructions: waves * chunks * (tiles * sg.xPasses + wLoads),
+      loadInstructions: waves * chunks * (tiles * c.xPasses + c.wLoads),
       ldsReadBytes: tiles * ldsReadBytes,
       storeBytes: tiles * storeBytes,
       chunks: tiles * chunks,
@@ -289,7 +375,7 @@ function workgroupWork(spec: Spec, problem: Problem, splits: number): WorkgroupW
       tiles,
     };
   }
-  const loadInstructions = waves * chunks * (sg.xPasses + wLoads);
+  const loadInstructions = waves * chunks * (c.xPasses + c.wLoads);
   return { flops, peakFlops: flops, stagedBytes, loadInstructions, ldsReadBytes, storeBytes, chunks, stages, tiles: 1 };
 }
 

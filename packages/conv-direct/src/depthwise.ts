@@ -223,7 +223,13 @@ export function depthwiseGrid(target: TargetName, o: DepthwiseGridOptions): Spec
   const cost = (s: Spec) => depthwiseIssueCost(s, ho, wo, o.channels?.K ?? null);
   // The cost does not depend on lds_pad: rank first, then derive the pad (a bank simulation per
   // candidate pad) and check the LDS budget only down the ranking, until a tile fits.
-  const best = (ranked: readonly Spec[]) => ranked.map((s) => withLdsPad(target, s)).find((s) => s !== undefined);
+  const best = (ranked: readonly Spec[]) => {
+    for (const s of ranked) {
+      const padded = withLdsPad(target, s);
+      if (padded) return padded;
+    }
+    return undefined;
+  };
   const byCost = (tiles: readonly Spec[]) => {
     const costs = new Map(tiles.map((s) => [s, cost(s)]));
     return [...tiles].sort((a, b) => costs.get(a)! - costs.get(b)!);

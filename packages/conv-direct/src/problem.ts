@@ -70,6 +70,26 @@ export function outputExtent(input: number, filter: number, stride: number, pad:
  * division, so groups = 0 reports a reason instead of dividing by zero.
  */
 export function checkProblem(p: Problem): string | null {
+  const kept = keptProblemFacts(p);
+  return kept ? kept.reason : problemReason(p);
+}
+
+/**
+ * Answers kept per frozen problem: a candidate search asks one problem its check and geometry for
+ * every candidate, split count and cost estimate, and a frozen problem (its fields are numbers and
+ * a string) cannot change.
+ */
+const KEPT = new WeakMap<Problem, { readonly reason: string | null; geometry?: ProblemGeometry }>();
+
+function keptProblemFacts(p: Problem): { readonly reason: string | null; geometry?: ProblemGeometry } | undefined {
+  let facts = KEPT.get(p);
+  if (facts || !Object.isFrozen(p)) return facts;
+  KEPT.set(p, (facts = { reason: problemReason(p) }));
+  return facts;
+}
+
+/** {@link checkProblem}, computed. */
+function problemReason(p: Problem): string | null {
   for (const f of ['N', 'H', 'W', 'C', 'K', 'R', 'S', 'strideH', 'strideW', 'dilationH', 'dilationW'] as const) {
     if (p[f] < 1) return `problem.${f} must be >= 1 (got ${p[f]})`;
   }
@@ -85,7 +105,13 @@ export function checkProblem(p: Problem): string | null {
 
 /** Derived geometry of a problem; throws when {@link checkProblem} reports a reason. */
 export function problemGeometry(p: Problem): ProblemGeometry {
-  const reason = checkProblem(p);
+  const kept = keptProblemFacts(p);
+  if (!kept) return geometryOf(p, problemReason(p));
+  return (kept.geometry ??= geometryOf(p, kept.reason));
+}
+
+/** {@link problemGeometry}, computed (frozen: a kept answer is shared). */
+function geometryOf(p: Problem, reason: string | null): ProblemGeometry {
   if (reason) throw new Error(`invalid problem: ${reason}`);
   const Ho = outputExtent(p.H, p.R, p.strideH, p.padH, p.dilationH);
   const Wo = outputExtent(p.W, p.S, p.strideW, p.padW, p.dilationW);
@@ -96,7 +122,7 @@ export function problemGeometry(p: Problem): ProblemGeometry {
   const xBytes = p.N * xImageBytes;
   const wBytes = ELEMENT_BYTES * p.K * p.R * p.S * cpg;
   const yBytes = p.N * yImageBytes;
-  return {
+  return Object.freeze({
     Ho,
     Wo,
     cpg,
@@ -108,7 +134,7 @@ export function problemGeometry(p: Problem): ProblemGeometry {
     bytes: xBytes + wBytes + yBytes,
     xImageBytes,
     yImageBytes,
-  };
+  });
 }
 
 /** Outcome of parsing: a problem or the reason there is none. */

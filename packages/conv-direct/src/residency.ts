@@ -3,7 +3,7 @@
  * estimated registers. The planners use it to decide whether a grid fills the machine.
  */
 import { TARGETS } from '@rocke/ir';
-import { specGeometry, withEpilogue, type Spec } from './spec.js';
+import { keptFacts, specGeometry, withEpilogue, type Spec } from './spec.js';
 import { registerEstimate } from './spill.js';
 
 
@@ -29,6 +29,20 @@ export interface Residency {
  * `extraRegisters` per lane are added to the estimate (what holding them would cost).
  */
 export function residency(spec: Spec, extraRegisters = 0): Residency {
+  if (extraRegisters !== 0) return residencyOf(spec, extraRegisters);
+  const kept = keptFacts(spec);
+  return kept ? (kept.residency ??= residencyOf(spec, 0)) : residencyOf(spec, 0);
+}
+
+declare module './spec.js' {
+  interface SpecFacts {
+    /** residency.ts: {@link residency} (without extra registers). */
+    residency?: Residency;
+  }
+}
+
+/** {@link residency}, computed. */
+function residencyOf(spec: Spec, extraRegisters: number): Residency {
   const t = TARGETS[spec.target];
   const g = specGeometry(spec);
   const regs = Math.ceil((registerEstimate(spec).live + extraRegisters) / 8) * 8;

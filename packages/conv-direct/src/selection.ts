@@ -2,7 +2,7 @@
  * Which kernels a problem set needs on a target: the variants apt for each shape, their valid and
  * likely non-spilling candidates, in the cost model's bench order, under a per-shape cap.
  */
-import { problemCandidates } from './candidates.js';
+import { GridMemo, problemCandidates } from './candidates.js';
 import { isDepthwiseProblem } from './depthwise.js';
 import { isPointwiseProblem } from './pointwise.js';
 import { parseProblem, problemGeometry, type Dtype, type Problem } from './problem.js';
@@ -166,13 +166,14 @@ function rankAcrossVariants(byVariant: readonly (readonly Spec[])[], problem: Pr
 export function selectProblemSpecs(problems: readonly NamedProblem[], target: TargetName, options: SelectOptions = {}): ShapeSelection[] {
   const cap = options.cap ?? DEFAULT_SHAPE_CAP;
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`cap must be a positive integer (got ${cap})`);
+  const grids = new GridMemo();
   return problems.map(({ name, cls, problem }) => {
     const apt = benchVariants(problem);
     const wanted = options.variants ? apt.filter((v) => options.variants!.includes(v)) : apt;
     const notes = apt.filter((v) => !wanted.includes(v)).map((v) => `${v}: apt, not selected (--variant)`);
     if (wanted.length === 0) notes.push(`no selected variant is apt for this shape (apt: ${apt.join(', ')})`);
     const frozen = frozenProblem(problem);
-    const pools = wanted.map((variant) => variantPool(frozen, target, variant));
+    const pools = wanted.map((variant) => variantPool(frozen, target, variant, grids));
     const { selected, rest } = orderRecordingErrors(pools, frozen, cap);
     const variants = pools.map(({ variant, valid, likely, error }): VariantSelection => {
       const mine = selected.filter((o) => o.spec.variant === variant);
@@ -204,9 +205,9 @@ const errorLine = (err: unknown): string => {
 };
 
 /** A variant's valid and likely non-spilling candidates; what throws is recorded in `error`. */
-function variantPool(problem: Problem, target: TargetName, variant: Variant): VariantPool {
+function variantPool(problem: Problem, target: TargetName, variant: Variant, grids: GridMemo): VariantPool {
   try {
-    const valid = problemCandidates(problem, target, { variant }).valid;
+    const valid = problemCandidates(problem, target, { variant, grids }).valid;
     return { variant, valid, likely: spillFilter(valid) };
   } catch (err) {
     return { variant, valid: [], likely: { kept: [], dropped: [] }, error: errorLine(err) };

@@ -168,10 +168,12 @@ export function specFromJson(text: string): SpecResult {
   return parseSpec(value);
 }
 
-/** Answers kept per spec (see {@link keptFacts}). */
+/** Answers kept per spec (see {@link keptFacts}); other modules add theirs to this interface. */
 export interface SpecFacts {
   name?: string;
   geometry?: SpecGeometry;
+  /** Warpgroup-MMA specs: {@link wgmmaLds}. */
+  lds?: WgmmaLds;
   /** validate.ts: the spec-only rules' reason, or null. */
   specOnly?: string | null;
 }
@@ -184,11 +186,15 @@ const KEPT = new WeakMap<Spec, SpecFacts>();
  * ranking), and a frozen spec (the grid's, once validated) cannot change. Package-internal.
  */
 export function keptFacts(spec: Spec): SpecFacts | undefined {
-  if (!Object.isFrozen(spec) || (spec.epilogue !== undefined && !Object.isFrozen(spec.epilogue))) return undefined;
+  // Looked up first: a spec is kept only once frozen, and stays frozen (isFrozen walks every field).
   let facts = KEPT.get(spec);
-  if (!facts) KEPT.set(spec, (facts = {}));
+  if (facts || !keepable(spec)) return facts;
+  KEPT.set(spec, (facts = {}));
   return facts;
 }
+
+const keepable = (spec: Spec): boolean =>
+  Object.isFrozen(spec) && (spec.epilogue === undefined || Object.isFrozen(spec.epilogue)) && (spec.stream === undefined || Object.isFrozen(spec.stream));
 
 /**
  * Canonical kernel symbol name. Every spec field appears in a fixed order behind its own tag, so
@@ -524,7 +530,13 @@ export const WGMMA_SWIZZLE_CK = 64;
 const SWIZZLE_ATOM_BYTES = 1024;
 const roundUp = (n: number, m: number) => Math.ceil(n / m) * m;
 
-export function wgmmaLds(kernelSpec: Spec): WgmmaLds {
+export function wgmmaLds(spec: Spec): WgmmaLds {
+  const kept = keptFacts(spec);
+  return kept ? (kept.lds ??= wgmmaLdsOf(spec)) : wgmmaLdsOf(spec);
+}
+
+/** {@link wgmmaLds}, computed. */
+function wgmmaLdsOf(kernelSpec: Spec): WgmmaLds {
   const spec = stagedSpec(kernelSpec);
   const flat = spec.whole_map ? wholeMapLayout(spec) : undefined;
   // Whole-map tiles: `staged` flat positions at a pitch of pitchW per row, pitchH rows per image.

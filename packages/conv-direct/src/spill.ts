@@ -4,7 +4,7 @@
  */
 import { TARGETS } from '@rocke/ir';
 import { DEPTHWISE_PAIR, depthwiseGeometry } from './depthwise-geometry.js';
-import { haloExtent, specGeometry, stagedSpec, X_VECTOR_ELEMS, type Spec } from './spec.js';
+import { haloExtent, keptFacts, specGeometry, stagedSpec, X_VECTOR_ELEMS, type Spec } from './spec.js';
 import { MAX_ACCUMULATORS_PER_LANE } from './validate.js';
 import { usesAsyncCopy, weightPieceElems } from './kernel/schedule.js';
 
@@ -43,7 +43,8 @@ export const SPILL_BUDGET_FRACTION = 0.8;
 export function registerEstimate(kernelSpec: Spec): RegisterEstimate {
   // Pointwise: the staged (halo-free) tile is what the fragments read.
   const spec = stagedSpec(kernelSpec);
-  const g = specGeometry(spec);
+  // The kernel spec's geometry is its staged spec's (and kept when the spec is frozen).
+  const g = specGeometry(kernelSpec);
   const target = TARGETS[spec.target];
   if (spec.variant === 'depthwise') {
     // No fragments: accumulators, the pair's R x S weights ("A") and one window row of inputs ("B"), in f32;
@@ -81,6 +82,21 @@ function registerBudget(spec: Spec, waves: number): number {
 
 /** Why a spec is predicted to spill, or null. */
 export function spillReason(spec: Spec): string | null {
+  const kept = keptFacts(spec);
+  if (!kept) return spillReasonOf(spec);
+  if (kept.spill === undefined) kept.spill = spillReasonOf(spec);
+  return kept.spill;
+}
+
+declare module './spec.js' {
+  interface SpecFacts {
+    /** spill.ts: {@link spillReason}. */
+    spill?: string | null;
+  }
+}
+
+/** {@link spillReason}, computed. */
+function spillReasonOf(spec: Spec): string | null {
   const r = registerEstimate(spec);
   if (TARGETS[spec.target].vendor === 'amd' && r.acc >= MAX_ACCUMULATORS_PER_LANE) {
     return `${r.acc} accumulators fill the ${MAX_ACCUMULATORS_PER_LANE}-register accumulator file`;

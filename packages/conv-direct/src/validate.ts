@@ -307,11 +307,28 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   if (s.stream && Math.ceil(p.C / s.ck) > s.stream.chunks) {
     return `stream: C ${p.C} is ${Math.ceil(p.C / s.ck)} chunks of ck ${s.ck}; the spec keeps ${s.stream.chunks} resident`;
   }
+  const split = splitCountReason(s, p, splits);
+  if (split) return split;
+  const tensor = tensorReason('x', geo.xBytes) ?? tensorReason('w', geo.wBytes) ?? tensorReason('y', geo.yBytes);
+  if (tensor) return tensor;
+  // The last prefetch reads one chunk (two when double-buffered) past the channel end from the sentinel offset.
+  const headroom = MAX_TENSOR_BYTES + ELEMENT_BYTES * (p.C + (s.double_buffer ? 2 : 1) * s.ck);
+  if (headroom > I32_MAX) return `C ${p.C} is too large: the sentinel offset plus one channel chunk passes 2^31 - 1`;
+  return null;
+}
+
+/**
+ * The rules of {@link validateAgainstProblem} that read the split count: split_c's slices and
+ * workspace (other variants take 1) and the grid's size. A spec that validates at one split count
+ * validates at another exactly when these pass (the split chooser walks the counts by them).
+ */
+export function splitCountReason(s: Spec, p: Problem, splits: number): string | null {
   if (s.variant === 'split_c') {
     if (!Number.isInteger(splits) || splits < 1) return `splits must be an integer >= 1 (got ${splits})`;
     // Slices are whole channel runs, uneven by at most one run (split-slices.ts); none may be empty.
     const unit = splitUnit(s);
     if (splits * unit > p.C) return `splits ${splits} leaves a slice without channels: C ${p.C} is ${p.C / unit} runs of ${s.c_tail === 0 ? `ck ${s.ck}` : `c_tail ${s.c_tail}`}`;
+    const geo = problemGeometry(p);
     const wsBytes = WORKSPACE_ELEMENT_BYTES * splits * p.N * geo.Ho * geo.Wo * p.K;
     if (wsBytes > MAX_TENSOR_BYTES) {
       return `workspace [splits ${splits}, N ${p.N}, Ho ${geo.Ho}, Wo ${geo.Wo}, K ${p.K}] fp32 is ${wsBytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})`;
@@ -323,21 +340,14 @@ function validateAgainstProblem(s: Spec, p: Problem, splits: number): string | n
   if (grid.workgroups > MAX_GRID) {
     return `grid of ${grid.workgroups} workgroups exceeds 2^31 - 1; grow the tile or split the batch`;
   }
-  const tensors: [string, number][] = [
-    ['x', geo.xBytes],
-    ['w', geo.wBytes],
-    ['y', geo.yBytes],
-  ];
-  for (const [name, bytes] of tensors) {
-    if (bytes > MAX_TENSOR_BYTES) {
-      const hint = name === 'w' ? '' : '; plan() splits the batch into chunks';
-      return `${name} is ${bytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})${hint}`;
-    }
-  }
-  // The last prefetch reads one chunk (two when double-buffered) past the channel end from the sentinel offset.
-  const headroom = MAX_TENSOR_BYTES + ELEMENT_BYTES * (p.C + (s.double_buffer ? 2 : 1) * s.ck);
-  if (headroom > I32_MAX) return `C ${p.C} is too large: the sentinel offset plus one channel chunk passes 2^31 - 1`;
   return null;
+}
+
+/** Why tensor `name` of `bytes` cannot be one launch's buffer, or null. */
+function tensorReason(name: 'x' | 'w' | 'y', bytes: number): string | null {
+  if (bytes <= MAX_TENSOR_BYTES) return null;
+  const hint = name === 'w' ? '' : '; plan() splits the batch into chunks';
+  return `${name} is ${bytes} bytes, over the per-launch limit ${hex(MAX_TENSOR_BYTES)} (${MAX_TENSOR_BYTES})${hint}`;
 }
 
 /**
@@ -375,12 +385,23 @@ export function frozenProblem(problem: Problem): Problem {
 }
 
 /**
+ * {@link frozenProblem} of a problem the schema accepts (the problem itself when it is frozen
+ * already), or null: validation, the problem's kept facts (problem.ts) and the cost model then
+ * share one object.
+ */
+export function checkedProblem(problem: Problem): Problem | null {
+  const frozen = frozenProblem(problem);
+  return schemaChecked(ProblemSchema, frozen).success ? frozen : null;
+}
+
+/**
  * Freezes a spec this package built field by field (the candidate grid's) and marks it as one the
  * schema accepts, without the schema's read (zoo.test.ts checks that the grid's specs parse).
  * Package-internal: specs from outside go through {@link frozenSpec}.
  */
 export function markChecked(spec: Spec): Spec {
   if (spec.epilogue) Object.freeze(spec.epilogue);
+  if (spec.stream) Object.freeze(spec.stream);
   CHECKED.set(Object.freeze(spec), SpecSchema);
   return spec;
 }
@@ -412,14 +433,26 @@ export function validate(spec: unknown, problem?: unknown, options: ValidateOpti
 }
 
 /**
- * {@link validate} for one launch (split count 1) of a spec this package built field by field (the
- * candidate grid's) over a problem the schema accepted: the rules without the schemas' reads.
+ * {@link validate}'s spec-only rules for a spec this package built field by field (the candidate
+ * grid's), without the schema's read, kept for a frozen spec: the reason, or null. With
+ * {@link builtLaunchReason} it is validate() for one launch (split count 1), in two steps so that
+ * the first is asked once per spec, the second once per problem.
  */
-export function validateBuilt(s: Spec, p: Problem): Validation {
+export function builtSpecReason(s: Spec): string | null {
   try {
-    const reason = validateSpecOnly(s) ?? validateAgainstProblem(s, p, 1);
-    return reason ? fail(reason) : OK;
+    return validateSpecOnly(s);
   } catch (e) {
-    return fail(`validation failed: ${e instanceof Error ? e.message : String(e)}`);
+    return failedReason(e);
   }
 }
+
+/** {@link validate}'s rules for one launch of `p` (a problem the schema accepted), of a spec that passed {@link builtSpecReason}: the reason, or null. */
+export function builtLaunchReason(s: Spec, p: Problem): string | null {
+  try {
+    return validateAgainstProblem(s, p, 1);
+  } catch (e) {
+    return failedReason(e);
+  }
+}
+
+const failedReason = (e: unknown): string => `validation failed: ${e instanceof Error ? e.message : String(e)}`;

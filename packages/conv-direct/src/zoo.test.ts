@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { problemCandidates } from './candidates.js';
+import { GridMemo, problemCandidates } from './candidates.js';
 import { problemCoverage } from './coverage.js';
 import { buildConvKernel } from './kernel/build.js';
 import type { Problem } from './problem.js';
@@ -63,10 +63,15 @@ describe('zoo-public: every layer has a kernel', () => {
   // problemCandidates marks the grid's specs as schema-checked without reading the schema (they are
   // built field by field here); this holds the grid to that, over every grid each layer reaches.
   it.each(TARGET_NAMES.map((t) => [t] as const))('%s: every spec the grid offers a layer reads back through the strict schema', (target) => {
+    // Grids shared between the layers (GridMemo): a spec object they share is read once.
+    const grids = new GridMemo();
+    const seen = new Set<object>();
     for (const s of zoo.shapes.filter((z) => z.N === 1)) {
       for (const variant of benchVariants(problemOf(s))) {
-        const set = problemCandidates(problemOf(s), target, { variant });
+        const set = problemCandidates(problemOf(s), target, { variant, grids });
         for (const spec of [...set.valid, ...set.rejected.map((r) => r.spec)]) {
+          if (seen.has(spec)) continue;
+          seen.add(spec);
           const r = SpecSchema.safeParse(spec);
           expect(r.success && r.data, `${s.name} ${variant}`).toEqual(spec);
         }

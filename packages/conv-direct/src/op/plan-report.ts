@@ -4,7 +4,7 @@
  * plan and the ranker's order. The caller says which kernels its cache holds and hands in the
  * problem's tuning record; this module knows the rest.
  */
-import { problemCandidates } from '../candidates.js';
+import { problemCandidates, type GridMemo } from '../candidates.js';
 import { costLine } from '../cost-model.js';
 import { candidateCoverage, problemCoverage } from '../coverage.js';
 import { chooseGroupMerge } from '../merge-chooser.js';
@@ -14,6 +14,7 @@ import { chooseConv, type ConvChoice, type ConvRecordChoice } from '../ranker/in
 import { benchVariants } from '../selection.js';
 import { kernelName, type Spec, type Variant } from '../spec.js';
 import type { TargetName } from '../targets.js';
+import { frozenProblem } from '../validate.js';
 
 /** The result of {@link planReport}: what `rocke plan --json` prints. */
 export interface PlanReport {
@@ -75,8 +76,10 @@ export interface PlanReportOptions {
   cache?: (valid: ReadonlySet<string>) => CachedKernels;
   /** The problem's tuning record on the target, if any (asked only when no `kernel` is given). */
   record?: () => ConvRecordChoice | undefined;
-  /** Leave the ranker's order out (a problem set reports one row per shape, not every candidate). */
+  /** Leave the ranker's order and the rejection tally out (a problem set reports one row per shape, not every candidate). */
   noRanking?: boolean;
+  /** Candidate grids shared with the other problems of a problem set (see GridMemo). */
+  grids?: GridMemo;
 }
 
 type Chosen = Omit<ConvChoice, 'chosenBy'> & { chosenBy: 'record' | 'ranker' | 'kernel' };
@@ -119,11 +122,13 @@ function choose(problem: Problem, target: TargetName, variants: Variant[], specs
  * is not a valid candidate. With no valid candidate, or a plan that fails, `chosen` is null and
  * `note` says why.
  */
-export function planReport(problem: Problem, target: TargetName, options: PlanReportOptions = {}): PlanReport | { usage: string } {
+export function planReport(given: Problem, target: TargetName, options: PlanReportOptions = {}): PlanReport | { usage: string } {
+  // One frozen problem for candidates, choice and plan: each keeps what it derived from it.
+  const problem = frozenProblem(given);
   const variants: Variant[] = options.variant ? [options.variant] : benchVariants(problem);
-  const sets = variants.map((variant) => problemCandidates(problem, target, { variant }));
+  const sets = variants.map((variant) => problemCandidates(problem, target, { variant, ...(options.grids ? { grids: options.grids } : {}) }));
   const reasons = new Map<string, number>();
-  for (const r of sets.flatMap((s) => s.rejected)) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
+  if (!options.noRanking) for (const r of sets.flatMap((s) => s.rejected)) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
   const sum = (f: (s: (typeof sets)[number]) => number) => sets.reduce((n, s) => n + f(s), 0);
   const specs = sets.flatMap((s) => s.valid);
   const validKernels = specs.map((s) => kernelName(s));

@@ -36,8 +36,10 @@ export interface PlanOptions {
   cache?: KernelCache;
   /** The cache's entries, when the caller plans many problems against one listing. */
   cacheEntries?: readonly CacheEntry[];
-  /** Leave the ranker's order out of the report (problem sets print one row per shape, not every candidate's line). */
+  /** Leave the ranker's order and the rejection tally out of the report (problem sets print one row per shape, not every candidate's line). */
   noRanking?: boolean;
+  /** Candidate grids shared across the problems of a set ({@link cliOp}.planGrids). */
+  grids?: ReturnType<typeof cliOp.planGrids>;
 }
 
 /** Kernels of the cache for `target` among `valid`: compiled (blob intact) and pruned (name → reason). */
@@ -75,6 +77,7 @@ export function planProblem(problem: NamedProblem['problem'], target: TargetName
     ...(options.variant ? { variant: options.variant } : {}),
     ...(options.kernel !== undefined ? { kernel: options.kernel } : {}),
     ...(options.noRanking ? { noRanking: true } : {}),
+    ...(options.grids ? { grids: options.grids } : {}),
     cache: (valid) => cacheState(options, target, valid),
     ...(cache ? { record: () => recordOf(cache, target, problem) } : {}),
   });
@@ -121,10 +124,11 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const only = input.problems.length === 1 && targets.length === 1 && values.suite === undefined && values['miopen-file'] === undefined;
   if (only) return planOne(io, planProblem(input.problems[0]!.problem, targets[0]!, planOptions), values.json === true, values.explain === true);
   const cacheEntries = cache.listEntries().entries;
+  const grids = cliOp.planGrids();
   const rows: PlanRow[] = [];
   for (const { name, problem } of input.problems) {
     for (const target of targets) {
-      const r = planProblem(problem, target, { ...planOptions, cacheEntries, noRanking: true });
+      const r = planProblem(problem, target, { ...planOptions, cacheEntries, noRanking: true, grids });
       const c = r.chosen;
       rows.push({ name, label: r.label, target, variant: r.variant, valid: r.candidates.valid, chosen: c?.kernelName ?? null, chosenBy: c?.chosenBy ?? null, splits: c?.plan.splits ?? null, explain: c?.explain ?? [], reason: r.note });
     }

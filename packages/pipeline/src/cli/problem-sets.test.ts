@@ -59,7 +59,10 @@ describe('problem sets in the CLI', () => {
       expect(row.reason === null).toBe(row.chosen !== null);
     }
     expect(r.code).toBe(rows.every((row) => row.chosen) ? 0 : 2);
-    expect(Date.now() - started).toBeLessThan(60_000);
+    // Shared grids and kept spec facts (conv-direct README, "Searching many problems"): about 6 s
+    // of CPU on the shared 2-core machine (9 s without them); the bound leaves room for a CI
+    // machine three times slower and loaded.
+    expect(Date.now() - started).toBeLessThan(45_000);
   });
 
   it('plan --miopen-file: rows for the log problems, a note on stderr; an unserved one is exit 2 with its reason', async () => {

@@ -21,6 +21,7 @@ import {
   isUncovered,
   OPERAND_PROBLEM_FLAGS,
   operandShapes,
+  GridMemo,
   planReport,
   PROBLEM_FLAGS,
   PROBLEM_SET_USAGE,
@@ -114,6 +115,8 @@ export const cliOp = {
   tensors: (p: Problem) => convTensors(p),
   label: problemLabel,
   planReport,
+  /** Candidate grids kept across the plans of one problem set (`rocke plan --suite`): problems of one geometry share theirs. */
+  planGrids: (): GridMemo => new GridMemo(),
   specDetail,
   isUncovered,
   uncoveredReason,
