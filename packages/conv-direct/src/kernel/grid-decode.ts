@@ -103,14 +103,19 @@ export interface PixelTileOrigin {
   readonly flat: FlatPixels;
 }
 
+/** A pointwise launch's flat pixels N·Ho·Wo and its cells of `tile_h · tile_w` of them. */
+function emitPixelCells(b: Builder, spec: Spec): { tilePixels: number; pixels: Value; cells: Value } {
+  const tilePixels = spec.tile_h * spec.tile_w;
+  const pixels = b.mul(b.mul(b.arg('N'), b.arg('Ho')), b.arg('Wo'), 'pixels');
+  return { tilePixels, pixels, cells: b.udiv(b.add(pixels, tilePixels - 1), tilePixels, 'cells') };
+}
+
 /**
  * The pointwise grid decode: ceil(N·Ho·Wo / tile pixels) cells of flat pixels times the
  * output-channel tiles, through {@link emitDecodeWorkgroup} as the windowed tiles are.
  */
 export function emitPixelTileOrigin<T extends { readonly kTiles: Value }>(b: Builder, t: Target, spec: Spec, channelTiles: () => T): T & PixelTileOrigin {
-  const tilePixels = spec.tile_h * spec.tile_w;
-  const pixels = b.mul(b.mul(b.arg('N'), b.arg('Ho')), b.arg('Wo'), 'pixels');
-  const cells = b.udiv(b.add(pixels, tilePixels - 1), tilePixels, 'cells');
+  const { tilePixels, pixels, cells } = emitPixelCells(b, spec);
   const channels = channelTiles();
   const chiplet = t.vendor === 'amd' && spec.chiplet_swizzle ? { xcds: spec.num_xcds, chunk: spec.chiplet_chunk } : null;
   const { kTile, cell } = emitDecodeWorkgroup(b, t.workgroupId(b, 'x'), channels.kTiles, cells, { wgm: spec.swizzle_wgm, chiplet });
@@ -168,9 +173,7 @@ export interface StreamOrigin {
  * tiles by {@link emitDecodeWorkgroup}; slot s computes pixel tiles s, s + slots, ... below cells.
  */
 export function emitStreamOrigin<T extends { readonly kTiles: Value }>(b: Builder, t: Target, spec: Spec, channelTiles: () => T): T & StreamOrigin {
-  const tilePixels = spec.tile_h * spec.tile_w;
-  const pixels = b.mul(b.mul(b.arg('N'), b.arg('Ho')), b.arg('Wo'), 'pixels');
-  const cells = b.udiv(b.add(pixels, tilePixels - 1), tilePixels, 'cells');
+  const { tilePixels, pixels, cells } = emitPixelCells(b, spec);
   const channels = channelTiles();
   const perK = b.umax(b.udiv(b.i32(spec.stream!.workgroups), channels.kTiles), 1, 'stream.per.k');
   const slots = b.umin(cells, perK, 'stream.slots');
