@@ -115,6 +115,24 @@ describe('weight ring layout', () => {
   });
 });
 
+/**
+ * Runs a split_c spec at two splits (validated first) and checks each fp32 workspace slice against
+ * the fp64 conv of the channel range `range(s)` gives it.
+ */
+function expectSlicesAreChannelRanges(spec: Spec, p: Problem, seeds: readonly [number, number], range: (s: number) => { c0: number; c1: number }): void {
+  expect(validate(spec, p, { splits: 2 })).toEqual({ ok: true });
+  const g = problemGeometry(p);
+  const x = randomBits(g.xBytes / 2, p.dtype, seeds[0]);
+  const w = randomBits(g.wBytes / 2, p.dtype, seeds[1]);
+  const ws = interpretConv(buildConvKernel(spec), p, x, w, { splits: 2 }).ws!;
+  const slice = p.N * g.Ho * g.Wo * p.K;
+  for (let s = 0; s < 2; s++) {
+    const { c0, c1 } = range(s);
+    const sub = channelSlice(p, x, w, c0, c1 - c0);
+    expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
+  }
+}
+
 describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
   it.each(dense.map((c) => [c.name, c] as const))('%s', (_, c) => {
     expect(validate(c.spec, c.problem)).toEqual({ ok: true });
@@ -148,32 +166,13 @@ describe('weight ring numerics (interpreter vs naive fp64 conv)', () => {
   it('split_c whole map with the ring (4x4, N 4, ck 64, C 320 in 5 chunks, 2 uneven slices): each fp32 slice is its channel range', () => {
     const spec = ring({ variant: 'split_c', stride_h: 1, stride_w: 1, whole_map: true, tile_h: 4, tile_w: 4, tile_n: 4, ck: 64 });
     const p = problem3x3({ N: 4, H: 4, W: 4, C: 320, K: 64 });
-    expect(validate(spec, p, { splits: 2 })).toEqual({ ok: true });
-    const g = problemGeometry(p);
-    const x = randomBits(g.xBytes / 2, p.dtype, 101);
-    const w = randomBits(g.wBytes / 2, p.dtype, 103);
-    const ws = interpretConv(buildConvKernel(spec), p, x, w, { splits: 2 }).ws!;
-    const slice = p.N * g.Ho * g.Wo * p.K;
-    for (let s = 0; s < 2; s++) {
-      const { c0, c1 } = splitSlice(p.C, splitUnit(spec), 2, s);
-      const sub = channelSlice(p, x, w, c0, c1 - c0);
-      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * (c1 - c0))).toEqual({ count: 0, first: null });
-    }
+    expectSlicesAreChannelRanges(spec, p, [101, 103], (s) => splitSlice(p.C, splitUnit(spec), 2, s));
   });
 
   it('split_c with the ring: each fp32 slice is its channel range', () => {
     const spec = ring({ variant: 'split_c', ck: 32 });
     const p = s2({ H: 12, W: 12, C: 128 });
-    expect(validate(spec, p, { splits: 2 })).toEqual({ ok: true });
-    const g = problemGeometry(p);
-    const x = randomBits(g.xBytes / 2, p.dtype, 79);
-    const w = randomBits(g.wBytes / 2, p.dtype, 83);
-    const ws = interpretConv(buildConvKernel(spec), p, x, w, { splits: 2 }).ws!;
-    const slice = p.N * g.Ho * g.Wo * p.K;
-    for (let s = 0; s < 2; s++) {
-      const sub = channelSlice(p, x, w, s * 64, 64);
-      expect(mismatches(ws.subarray(s * slice, (s + 1) * slice), naiveConv(sub.p, sub.x, sub.w), 'fp32', 9 * 64)).toEqual({ count: 0, first: null });
-    }
+    expectSlicesAreChannelRanges(spec, p, [79, 83], (s) => ({ c0: s * 64, c1: s * 64 + 64 }));
   });
 });
 
